@@ -1,0 +1,54 @@
+# The two commands of the README: `make serve` and `make test`. Everything else is a step of them.
+SHELL := /bin/bash
+PYTHON311 ?= $(shell command -v python3.11 || ls -d $$HOME/.pyenv/versions/3.11*/bin/python3.11 2>/dev/null | tail -n 1)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.tfdist-installed
+UV_VERSION := 0.13.9
+export UV_LINK_MODE ?= hardlink
+export NO_MKDOCS_2_WARNING := 1
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+
+.PHONY: setup envs serve site test test-fast matrix bench lock clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml tfdist_kb/envs/dev.txt
+	@test -n "$(PYTHON311)" || { echo "make: Python 3.11 not found (install it, or set PYTHON311=/path/to/python3.11)"; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON311) -m venv $(VENV)
+	@test -x $(BIN)/uv || $(BIN)/python -m pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip sync -q --python $(BIN)/python --compile-bytecode tfdist_kb/envs/dev.txt
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	@touch $@
+
+envs: setup
+	$(BIN)/tfdist envs all
+
+serve: setup
+	$(BIN)/mkdocs serve -a 127.0.0.1:8000
+
+site: setup
+	$(BIN)/mkdocs build --strict --site-dir site
+
+# Every test, every environment: snippets re-run (cache keyed on snippet + pins), compared with
+# snippets/evidence.json; pages, notebooks, inline code blocks and the strict site build.
+test: setup envs
+	$(BIN)/pytest
+
+# The same, default environment only.
+test-fast: setup
+	$(BIN)/tfdist envs default
+	TFDIST_ENVS=default $(BIN)/pytest
+
+matrix: setup envs
+	$(BIN)/tfdist matrix
+
+bench: setup envs
+	$(BIN)/tfdist bench
+
+lock: setup
+	$(BIN)/uv pip compile -q --no-header --python $(PYTHON311) --python-platform x86_64-manylinux_2_28 --extra dev pyproject.toml -o tfdist_kb/envs/dev.txt
+	$(BIN)/tfdist lock all
+
+clean:
+	rm -rf site .cache

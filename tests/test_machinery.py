@@ -1,0 +1,105 @@
+"""The runner's own contract: malformed declarations, hangs, too few replicas, stale evidence and
+bad command-line input each give a clear message naming the problem."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from tfdist_kb import envs, evidence, expect, runner
+
+NAMES = [e.name for e in envs.load()]
+
+
+def write(tmp_path, header, code="import tensorflow as tf\n"):
+    path = tmp_path / "s.py"
+    path.write_text(textwrap.dedent(header) + code)
+    return path
+
+
+@pytest.mark.parametrize("header, problem", [
+    ("", "no '# /// tfdist'"),
+    ("# /// tfdist\n# [expect]\n# default = passes\n# ///\n", "not valid TOML"),
+    ("# /// tfdist\n# [expect]\n# \"tf9.9\" = \"passes\"\n# default = \"passes\"\n# ///\n", "unknown environment"),
+    ("# /// tfdist\n# [expect]\n# \"tf2.4\" = \"passes\"\n# ///\n", "no expectation for environment"),
+    ("# /// tfdist\n# [expect]\n# default = { raises = \"ValueError\" }\n# ///\n", "needs a 'match' regex"),
+    ("# /// tfdist\n# [expect]\n# default = { prints = \"(\" }\n# ///\n", "bad regex"),
+    ("# /// tfdist\n# [expect]\n# default = { not-applicable = \"\" }\n# ///\n", "needs a reason"),
+    ("# /// tfdist\n# [expect]\n# default = \"fails\"\n# ///\n", "expected \"passes\" or a table"),
+])
+def test_malformed_declaration_names_file_and_problem(tmp_path, header, problem):
+    path = write(tmp_path, header)
+    with pytest.raises(expect.ExpectError) as error:
+        expect.read(path, NAMES)
+    assert str(path) in str(error.value) and problem in str(error.value)
+
+
+def test_judge_checks_type_message_output_and_replicas():
+    raises = expect.Expectation("raises", exception="ValueError", match="scope")
+    job = runner.Job(runner.ROOT / "x.py", envs.default(), raises)
+    ok = {"outcome": "raised", "exception": "ValueError", "message": "wrong scope", "replicas": 4}
+    assert runner.judge(job, ok) == []
+    assert runner.judge(job, dict(ok, exception="TypeError"))
+    assert runner.judge(job, dict(ok, message="other"))
+    assert runner.judge(job, dict(ok, replicas=1))
+    assert runner.judge(job, {"outcome": "passed", "replicas": 4})
+    prints = expect.Expectation("prints", match="^replicas: 1$")
+    job = runner.Job(runner.ROOT / "x.py", envs.default(), prints)
+    assert runner.judge(job, {"outcome": "passed", "stdout": "replicas: 1", "replicas": 4}) == []
+    assert runner.judge(job, {"outcome": "passed", "stdout": "replicas: 4", "replicas": 4})
+
+
+def test_evidence_differences_are_named():
+    committed = {"outcome": "passed", "stdout": "a", "replicas": 4}
+    assert evidence.differences(committed, dict(committed)) == []
+    assert evidence.differences(committed, dict(committed, stdout="b")) == ["stdout: committed 'a', now 'b'"]
+
+
+def test_normalise_removes_addresses_and_temp_paths():
+    text = "<obj at 0x7f3a2b1c9d30> saved to /tmp/tmpab12cd34/model.keras  \n"
+    assert runner.normalise(text) == "<obj at 0x…> saved to <tmpdir>"
+
+
+@pytest.fixture(scope="module")
+def default_env():
+    return envs.ensure(envs.default())
+
+
+def test_hanging_snippet_stops_at_time_limit_with_name_and_last_output(tmp_path, default_env):
+    path = write(tmp_path, '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n',
+                 "import time\nprint('about to wait', flush=True)\ntime.sleep(600)\n")
+    job = runner.Job(path, default_env, expect.Expectation("passes"))
+    with pytest.raises(runner.RunnerError) as error:
+        runner.run(job, use_cache=False, time_limit=25)
+    assert str(path) in str(error.value) and "time limit" in str(error.value) and "about to wait" in str(error.value)
+
+
+def test_fewer_than_four_replicas_is_reported(tmp_path, default_env):
+    path = write(tmp_path, '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n',
+                 "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy(['/cpu:0'])\n")
+    job = runner.Job(path, default_env, expect.Expectation("passes"))
+    record = runner.run(job, use_cache=False)
+    assert record["outcome"] == "passed" and record["replicas"] == 1
+    assert any("1 replica" in p for p in runner.judge(job, record))
+
+
+def tfdist(*args):
+    return subprocess.run([sys.executable, "-m", "tfdist_kb.cli", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["explain", "TFD1"], "is not an entry ID"),
+    (["explain", "TFD999"], "is not a known entry"),
+    (["matrix", "--envs", "tf9"], "unknown environment"),
+    (["run", "snippets/none.py"], "no such snippet file"),
+])
+def test_bad_input_gives_one_line_error(args, message):
+    result = tfdist(*args)
+    assert result.returncode == 2 and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_explain_prints_answer_and_link():
+    result = tfdist("explain", "tfd001")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("TFD001: ") and "/e/TFD001/" in result.stdout

@@ -1,0 +1,47 @@
+"""snippets/evidence.json: the committed record of every (snippet, environment) run.
+
+Written only by `tfdist matrix` (make matrix) from real runs; read by the tests (freshness and
+re-run comparison) and by the site (verified-on lines, outputs, version tables).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .envs import ROOT
+
+PATH = ROOT / "snippets" / "evidence.json"
+FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "sha256", "outcome", "exception",
+          "message", "reason", "replicas", "devices", "seconds", "stdout", "date")
+# What must be the same when the same snippet runs again in the same environment.
+COMPARED = ("outcome", "exception", "message", "replicas", "stdout", "python", "tensorflow", "keras",
+            "keras_package")
+
+Key = tuple  # (snippet path relative to the repo root, environment name)
+
+
+def public(record: dict) -> dict:
+    return {f: record.get(f) for f in FIELDS}
+
+
+def load(path: Path = PATH) -> dict[Key, dict]:
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {(r["snippet"], r["env"]): r for r in data["runs"]}
+
+
+def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:
+    rank = {name: i for i, name in enumerate(env_order)}
+    runs = sorted((public(r) for r in records), key=lambda r: (r["snippet"], rank.get(r["env"], 99)))
+    path.write_text(json.dumps({"generated_by": "tfdist matrix (make matrix)", "runs": runs},
+                               indent=1, ensure_ascii=False) + "\n")
+
+
+def differences(committed: dict, fresh: dict) -> list[str]:
+    """How a fresh run differs from the committed evidence for the same snippet and environment."""
+    out = []
+    for name in COMPARED:
+        if committed.get(name) != fresh.get(name):
+            out.append(f"{name}: committed {committed.get(name)!r}, now {fresh.get(name)!r}")
+    return out

@@ -1,0 +1,113 @@
+"""Read what a snippet declares it will do, and judge a run against it.
+
+A snippet starts with an inline metadata block in the style of PEP 723:
+
+    # /// tfdist
+    # [expect]
+    # default = "passes"
+    # "tf2.4" = { raises = "ValueError", match = "regex" }
+    # "tf2.21-keras3" = { prints = "regex on stdout" }
+    # "tf1.15" = { not-applicable = "reason" }
+    # ///
+
+Every environment gets exactly one expectation, from its own key or from `default`.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
+KINDS = ("passes", "raises", "prints", "not-applicable")
+
+
+class ExpectError(Exception):
+    """A snippet's declared expectation is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Expectation:
+    kind: str  # one of KINDS
+    exception: str | None = None
+    match: str | None = None  # regex: on the message (raises) or on stdout (prints)
+    reason: str | None = None  # not-applicable
+
+    def describe(self) -> str:
+        if self.kind == "raises":
+            return f"raises {self.exception} matching /{self.match}/"
+        if self.kind == "prints":
+            return f"passes, printing /{self.match}/"
+        if self.kind == "not-applicable":
+            return f"not applicable: {self.reason}"
+        return "passes"
+
+    def judge(self, record: dict) -> list[str]:
+        """Ways in which a run record departs from this expectation (empty: as expected)."""
+        outcome = record.get("outcome")
+        if self.kind == "not-applicable":
+            return [] if outcome == "not-applicable" else [f"expected not-applicable, got {outcome}"]
+        if self.kind == "raises":
+            if outcome != "raised":
+                return [f"expected {self.exception} matching /{self.match}/, but it {outcome}"]
+            problems = []
+            if record.get("exception") != self.exception:
+                problems.append(f"expected {self.exception}, got {record.get('exception')}: {record.get('message')}")
+            if not re.search(self.match, record.get("full_message") or record.get("message") or ""):
+                problems.append(f"message {record.get('message')!r} does not match /{self.match}/")
+            return problems
+        if outcome != "passed":
+            return [f"expected it to pass, but it raised {record.get('exception')}: {record.get('message')}"]
+        if self.kind == "prints" and not re.search(self.match, record.get("stdout", ""), re.MULTILINE):
+            return [f"stdout does not match /{self.match}/"]
+        return []
+
+
+def _parse_one(where: str, value) -> Expectation:
+    if value == "passes":
+        return Expectation("passes")
+    if not isinstance(value, dict) or len(set(value) & {"raises", "prints", "not-applicable"}) != 1:
+        raise ExpectError(f"{where}: expected \"passes\" or a table with one of raises/prints/not-applicable, got {value!r}")
+    unknown = set(value) - {"raises", "match", "prints", "not-applicable"}
+    if unknown:
+        raise ExpectError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "raises" in value:
+        if not isinstance(value.get("match"), str):
+            raise ExpectError(f"{where}: 'raises' needs a 'match' regex for the message")
+        exp = Expectation("raises", exception=value["raises"], match=value["match"])
+    elif "prints" in value:
+        exp = Expectation("prints", match=value["prints"])
+    else:
+        if not str(value["not-applicable"]).strip():
+            raise ExpectError(f"{where}: 'not-applicable' needs a reason")
+        return Expectation("not-applicable", reason=value["not-applicable"])
+    try:
+        re.compile(exp.match)
+    except re.error as error:
+        raise ExpectError(f"{where}: bad regex /{exp.match}/: {error}") from None
+    return exp
+
+
+def read(snippet: Path, env_names: list[str]) -> dict[str, Expectation]:
+    """The expectation for every environment, or ExpectError naming the file and the problem."""
+    text = snippet.read_text()
+    found = BLOCK.search(text)
+    if not found:
+        raise ExpectError(f"{snippet}: no '# /// tfdist' ... '# ///' block declaring [expect]")
+    body = "\n".join(line[2:] if line.startswith("# ") else line[1:] for line in found["body"].strip("\n").splitlines())
+    try:
+        table = tomllib.loads(body).get("expect")
+    except tomllib.TOMLDecodeError as error:
+        raise ExpectError(f"{snippet}: the tfdist block is not valid TOML: {error}") from None
+    if not isinstance(table, dict) or not table:
+        raise ExpectError(f"{snippet}: the tfdist block has no [expect] table")
+    unknown = set(table) - set(env_names) - {"default"}
+    if unknown:
+        raise ExpectError(f"{snippet}: [expect] names unknown environment(s): {', '.join(sorted(unknown))}")
+    result = {}
+    for name in env_names:
+        if name not in table and "default" not in table:
+            raise ExpectError(f"{snippet}: no expectation for environment {name} and no default")
+        result[name] = _parse_one(f"{snippet} [{name}]", table.get(name, table.get("default")))
+    return result

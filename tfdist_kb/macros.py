@@ -1,0 +1,131 @@
+"""mkdocs-macros module: render the recorded evidence into pages.
+
+Pages never type an output, a version or a verdict: they call
+  {{ verified_on() }}            the "Verified on" box for the page's entry
+  {{ outcome("TFD001/x.py") }}   what that snippet printed and how it ended (default environment)
+  {{ outcome("TFD001/x.py", "tf2.4") }}   the same in another environment
+  {{ outcomes("TFD001") }}       the snippet x environment table (no argument: every entry)
+  {{ entries() }}                the list of entries from the registry
+"""
+from __future__ import annotations
+
+import html
+
+from . import envs, evidence, registry, runner
+
+MARK = {"passed": "✅ passes", "raised": "❌ raises", "not-applicable": "➖ n/a"}
+
+
+def _label(record: dict) -> str:
+    package = {"keras": "Keras", "tf-keras": "tf-keras", "tf.keras": "tf.keras"}.get(record.get("keras_package"), "Keras")
+    keras = f" · {package} {record['keras']}" if record.get("keras") else ""
+    return f"TensorFlow {record['tensorflow']}{keras} · Python {record['python']}"
+
+
+def _record(snippet: str, env_name: str) -> dict:
+    path = runner.SNIPPETS / snippet
+    if not path.exists():
+        raise ValueError(f"outcome(): no snippet {path}")
+    records = evidence.load()
+    record = records.get((path.relative_to(envs.ROOT).as_posix(), env_name))
+    if record is None:
+        raise ValueError(f"outcome(): no evidence for {snippet} on {env_name}: run make matrix")
+    if record["sha256"] != runner.sha256(path):
+        raise ValueError(f"outcome(): evidence for {snippet} on {env_name} is stale: run make matrix")
+    return record
+
+
+def _indent(text: str, by: str = "    ") -> str:
+    return "\n".join(by + line if line else line for line in text.splitlines())
+
+
+def outcome(snippet: str, env_name: str | None = None) -> str:
+    env_name = env_name or envs.default().name
+    record = _record(snippet, env_name)
+    if record["outcome"] == "not-applicable":
+        return f'!!! info "Not run on {env_name}"\n    {record["reason"]}\n'
+    kind = "success" if record["outcome"] == "passed" else "failure"
+    how = "passed" if record["outcome"] == "passed" else f"raised {record['exception']}"
+    title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas"
+    body = []
+    if record.get("stdout"):
+        body.append("```text\n" + record["stdout"] + "\n```")
+    if record["outcome"] == "raised":
+        body.append("```text\n" + f"{record['exception']}: {record['message']}" + "\n```")
+    if not body:
+        body.append("(printed nothing)")
+    return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
+
+
+def _cell(record: dict | None) -> str:
+    if record is None:
+        return "no evidence"
+    mark = MARK[record["outcome"]]
+    if record["outcome"] == "raised":
+        tip = html.escape(f"{record['exception']}: {record['message']}", quote=True)
+        return f'<abbr title="{tip}">{mark} {record["exception"]}</abbr>'
+    if record["outcome"] == "not-applicable":
+        return f'<abbr title="{html.escape(record["reason"], quote=True)}">{mark}</abbr>'
+    return mark
+
+
+def outcomes(entry: str | None = None) -> str:
+    records = evidence.load()
+    all_envs = envs.load()
+    files = [p for p in runner.snippet_files() if entry is None or p.parent.name == entry]
+    head = "| snippet | " + " | ".join(e.name for e in all_envs) + " |"
+    rule = "|---|" + "---|" * len(all_envs)
+    rows = []
+    for path in files:
+        rel = path.relative_to(envs.ROOT).as_posix()
+        cells = [_cell(records.get((rel, e.name))) for e in all_envs]
+        rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
+    legend = "Hover a cell for the exception message or the reason a snippet does not apply."
+    return "\n".join([head, rule, *rows]) + f"\n\n{legend}\n"
+
+
+def verified_on(entry: str | None = None, page=None) -> str:
+    entry = entry or (page.meta.get("id") if page else None)
+    records = evidence.load()
+    paths = [p for p in runner.snippet_files() if p.parent.name == entry]
+    if not paths:
+        return '!!! warning "Not verified"\n    This entry has no executed snippets yet.\n'
+    ran = []
+    for path in paths:
+        rel = path.relative_to(envs.ROOT).as_posix()
+        for env in envs.load():
+            record = records.get((rel, env.name))
+            if record is None or record["sha256"] != runner.sha256(path):
+                return (f'!!! warning "Not verified"\n    `{rel}` has no current evidence on {env.name}: '
+                        f"run `make matrix`.\n")
+            if record["outcome"] != "not-applicable":
+                ran.append(record)
+    labels = sorted({_label(r) for r in ran}, reverse=True)
+    dates = sorted({r["date"] for r in ran})
+    devices = sorted({r.get("devices") for r in ran if r.get("devices")})
+    lines = [f"- {label}" for label in labels]
+    return ("!!! success \"Verified on\"\n"
+            f"    {len(paths)} snippets, {len(ran)} runs, each on {runner.REPLICAS} replicas "
+            f"({'; '.join(devices)}), last run {dates[-1]}:\n\n" + _indent("\n".join(lines)) + "\n")
+
+
+def entries() -> str:
+    lines = []
+    for entry in registry.load().values():
+        if entry.status == "published":
+            lines.append(f"- [**{entry.id}** — {entry.title}](e/{entry.id}.md)")
+    return "\n".join(lines) + "\n"
+
+
+def define_env(env):  # mkdocs-macros entry point
+    env.macro(outcome)
+    env.macro(outcomes)
+    env.macro(entries)
+    env.variables["envs"] = envs.load()
+    env.variables["tags"] = registry.TAGS
+
+    @env.macro
+    def verified_on_page(entry: str | None = None):
+        return verified_on(entry, env.page)
+
+    env.variables["verified_on"] = verified_on_page

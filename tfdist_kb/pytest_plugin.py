@@ -1,0 +1,75 @@
+"""pytest plugin (loaded by pyproject's addopts): the snippet matrix as tests, and 4 replicas
+for the inline code blocks that pytest-codeblocks runs inside the pytest process.
+
+TFDIST_ENVS selects environments: unset or 'all' (make test), 'default' (make test-fast),
+or a comma-separated list of names.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from . import envs, expect, runner
+
+_replicas_ready = False
+
+
+def selected_envs():
+    return envs.select(os.environ.get("TFDIST_ENVS") or "all")
+
+
+def pytest_generate_tests(metafunc):
+    if "job" not in metafunc.fixturenames:
+        return
+    names = [e.name for e in envs.load()]
+    params, ids = [], []
+    for path in runner.snippet_files():
+        rel = f"{path.parent.name}/{path.name}"
+        try:
+            table = expect.read(path, names)
+        except expect.ExpectError as error:
+            params.append(error)
+            ids.append(f"{rel}@declaration")
+            continue
+        for env in selected_envs():
+            params.append(runner.Job(path, env, table[env.name]))
+            ids.append(f"{rel}@{env.name}")
+    metafunc.parametrize("job", params, ids=ids)
+
+
+@pytest.fixture(scope="session")
+def matrix():
+    """Every (snippet, environment) result, run in parallel once per session (cached on inputs)."""
+    selected = selected_envs()
+    for env in selected:
+        envs.ensure(env)
+    names = [e.name for e in envs.load()]
+    all_jobs = []
+    for path in runner.snippet_files():
+        try:
+            table = expect.read(path, names)
+        except expect.ExpectError:
+            continue  # reported by its own test
+        all_jobs += [runner.Job(path, env, table[env.name]) for env in selected]
+    use_cache = os.environ.get("TFDIST_NO_CACHE") != "1"
+    return runner.run_all(all_jobs, use_cache=use_cache)
+
+
+def _is_codeblock(item) -> bool:
+    return type(item).__module__.startswith("pytest_codeblocks")
+
+
+def pytest_runtest_setup(item):
+    global _replicas_ready
+    if not _is_codeblock(item):
+        return
+    if not _replicas_ready:
+        from .replicas import provide_replicas
+
+        provide_replicas()
+        _replicas_ready = True
+    import tensorflow as tf
+
+    devices = tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU")
+    assert len(devices) == runner.REPLICAS, f"inline blocks need {runner.REPLICAS} devices, found {devices}"

@@ -1,0 +1,190 @@
+"""Run snippets in their environments, one process each, in parallel, on 4 replicas.
+
+A run's record is cached under .cache/tfdist/runs, keyed on the snippet's sha256, the
+environment's pins and this runner's own code, so an unchanged matrix is not run again.
+"""
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import envs, expect
+from .envs import ROOT, Env
+
+SNIPPETS = ROOT / "snippets"
+CACHE = ROOT / ".cache" / "tfdist" / "runs"
+REPLICAS = 4
+TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
+_CHILD_CODE = [Path(__file__).with_name("child.py"), Path(__file__).with_name("replicas.py")]
+
+
+class RunnerError(Exception):
+    """A snippet could not be run at all (hang, broken environment): never evidence."""
+
+
+@dataclass(frozen=True)
+class Job:
+    snippet: Path  # absolute
+    env: Env
+    expectation: expect.Expectation
+
+    @property
+    def rel(self) -> str:
+        try:
+            return self.snippet.relative_to(ROOT).as_posix()
+        except ValueError:  # a snippet outside the repository (the runner's own tests)
+            return self.snippet.as_posix()
+
+
+def snippet_files() -> list[Path]:
+    return sorted(p for p in SNIPPETS.glob("TFD[0-9][0-9][0-9]/*.py"))
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def jobs(selected: list[Env], files: list[Path] | None = None) -> list[Job]:
+    """One job per (snippet, environment); ExpectError for a malformed declaration."""
+    names = [e.name for e in envs.load()]
+    out = []
+    for path in files if files is not None else snippet_files():
+        table = expect.read(path, names)
+        out += [Job(path, env, table[env.name]) for env in selected]
+    return out
+
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
+_TMP = re.compile(r"/tmp/[A-Za-z0-9_./-]*?(tmp[a-z0-9_]{6,}|pytest-of-[^/\s]+)[^\s'\"]*")
+
+
+def normalise(text: str) -> str:
+    """Remove what differs between two runs of the same code: addresses, temp paths."""
+    text = _ADDRESS.sub("0x…", text)
+    text = _TMP.sub("<tmpdir>", text)
+    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+
+
+def _runner_fingerprint() -> str:
+    return hashlib.sha256(b"".join(p.read_bytes() for p in _CHILD_CODE)).hexdigest()[:16]
+
+
+def cache_path(job: Job) -> Path:
+    key = hashlib.sha256(f"{sha256(job.snippet)} {job.env.fingerprint()} {_runner_fingerprint()}".encode()).hexdigest()
+    return CACHE / job.env.name / f"{job.snippet.parent.name}-{job.snippet.stem}-{key[:20]}.json"
+
+
+def _versions(env: Env) -> dict:
+    pins = env.pins()
+    if env.environ.get("TF_USE_LEGACY_KERAS"):
+        package, keras = "tf-keras", pins.get("tf-keras")
+    elif "keras" in pins:
+        package, keras = "keras", pins["keras"]
+    else:
+        package, keras = "tf.keras", None  # bundled: its version is only known by importing it
+    return {"tensorflow": pins.get("tensorflow") or pins.get("tensorflow-cpu"),
+            "keras": keras, "keras_package": package}
+
+
+def _base(job: Job) -> dict:
+    return {"env": job.env.name, "snippet": job.rel, "sha256": sha256(job.snippet),
+            "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}
+
+
+def _not_applicable(job: Job) -> dict:
+    record = _base(job)
+    record.update(_versions(job.env))
+    record["python"] = job.env.python_version()
+    record.update({"outcome": "not-applicable", "reason": job.expectation.reason,
+                   "replicas": None, "seconds": 0.0})
+    return record
+
+
+def _execute(job: Job, time_limit: float) -> dict:
+    if not job.env.interpreter.exists():
+        raise RunnerError(f"environment {job.env.name} is not built (run: tfdist envs {job.env.name})")
+    with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
+        result_file = Path(scratch) / "result.json"
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [str(job.env.interpreter), "-m", "tfdist_kb.child", str(job.snippet), str(result_file)],
+            cwd=scratch, env=job.env.process_environ(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=time_limit)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            tail = normalise((stdout or "") + (stderr or ""))[-800:]
+            raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
+                              f"{time_limit:.0f} s; last output:\n{tail}") from None
+        seconds = round(time.monotonic() - started, 2)
+        if not result_file.exists():
+            raise RunnerError(f"{job.rel} on {job.env.name}: the process exited ({process.returncode}) "
+                              f"without a result; last output:\n{normalise(stderr)[-800:]}")
+        child = json.loads(result_file.read_text())
+    if child["outcome"] == "error":
+        raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed:\n{child.get('traceback')}")
+    record = _base(job)
+    replicas = sorted(set(child.get("replicas") or []))
+    message = normalise(child.get("message") or "")
+    record.update({
+        "python": child["python"], "tensorflow": child["tensorflow"], "keras": child["keras"],
+        "keras_package": child["keras_package"],
+        "devices": child["devices"], "outcome": child["outcome"],
+        "exception": child.get("exception"), "message": message.splitlines()[0] if message else None,
+        "replicas": replicas[0] if len(replicas) == 1 else (replicas or None),
+        "seconds": seconds, "stdout": normalise(stdout),
+        # kept in the cache, not in the evidence file:
+        "full_message": message, "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:],
+    })
+    return record
+
+
+def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT) -> dict:
+    if job.expectation.kind == "not-applicable":
+        return _not_applicable(job)
+    cached = cache_path(job)
+    if use_cache and cached.exists():
+        return json.loads(cached.read_text())
+    record = _execute(job, time_limit)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(record, indent=1))
+    return record
+
+
+def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = None,
+            previous: dict | None = None) -> dict[tuple[str, str], dict | RunnerError]:
+    """Run every job; longest first (by previous seconds) to keep both cores busy to the end."""
+    previous = previous or {}
+    order = sorted(all_jobs, key=lambda j: -(previous.get((j.rel, j.env.name), {}).get("seconds") or 30))
+    workers = workers or int(os.environ.get("TFDIST_WORKERS", os.cpu_count() or 2))
+
+    def one(job):
+        try:
+            return run(job, use_cache)
+        except RunnerError as error:
+            return error
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(one, order))
+    return {(j.rel, j.env.name): r for j, r in zip(order, results)}
+
+
+def judge(job: Job, record: dict) -> list[str]:
+    """Everything wrong with a run: expectation not met, or not on 4 replicas."""
+    problems = job.expectation.judge(record)
+    if record.get("outcome") != "not-applicable" and record.get("replicas") != REPLICAS:
+        problems.append(f"ran on {record.get('replicas')} replica(s), not {REPLICAS} "
+                        f"(a Strategy among the snippet's globals must have num_replicas_in_sync == {REPLICAS})")
+    return problems
