@@ -103,3 +103,18 @@ def test_explain_prints_answer_and_link():
     result = tfdist("explain", "tfd001")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("TFD001: ") and "/e/TFD001/" in result.stdout
+
+
+def test_environment_whose_versions_differ_from_pins_is_refused(monkeypatch):
+    env = envs.default()
+    pins = env.pins()
+    monkeypatch.setattr(envs, "installed", lambda e: dict(pins, tensorflow="2.20.0", extra="1.0"))
+    with pytest.raises(envs.EnvError) as error:
+        envs.check_pins(env)
+    message = str(error.value)
+    assert env.name in message and "tensorflow 2.20.0 (pinned" in message and "extra 1.0 (not pinned)" in message
+
+
+def test_missing_interpreter_is_named():
+    with pytest.raises(envs.EnvError, match="no working Python 2.9"):
+        envs.find_interpreter("2.9")

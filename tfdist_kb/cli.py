@@ -41,6 +41,8 @@ def _section(body: str, heading: str) -> str:
 
 def cmd_explain(args) -> int:
     entry = registry.lookup(args.id)
+    if not entry.page.exists():
+        raise UsageError(f"{entry.id} is registered but its page {entry.page.relative_to(envs.ROOT)} is missing")
     meta, body = registry.front_matter(entry.page)
     answer = re.sub(r"\{\{.*?\}\}", "", _section(body, "Short answer")).strip()
     records = evidence.load()

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from . import envs, evidence, registry, runner
+from . import envs, evidence, expect, registry, runner
 
 MARK = {"passed": "✅ passes", "raised": "❌ raises", "not-applicable": "➖ n/a"}
 
@@ -20,6 +20,10 @@ def _label(record: dict) -> str:
     package = {"keras": "Keras", "tf-keras": "tf-keras", "tf.keras": "tf.keras"}.get(record.get("keras_package"), "Keras")
     keras = f" · {package} {record['keras']}" if record.get("keras") else ""
     return f"TensorFlow {record['tensorflow']}{keras} · Python {record['python']}"
+
+
+def _declared(path, env_name: str) -> expect.Expectation:
+    return expect.read(path, [e.name for e in envs.load()])[env_name]
 
 
 def _record(snippet: str, env_name: str) -> dict:
@@ -44,8 +48,10 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     record = _record(snippet, env_name)
     if record["outcome"] == "not-applicable":
         return f'!!! info "Not run on {env_name}"\n    {record["reason"]}\n'
-    kind = "success" if record["outcome"] == "passed" else "failure"
-    how = "passed" if record["outcome"] == "passed" else f"raised {record['exception']}"
+    wrong = _declared(runner.SNIPPETS / snippet, env_name).kind == "prints"
+    kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
+    how = ("ran, with the wrong result shown" if wrong else "passed") if record["outcome"] == "passed" \
+        else f"raised {record['exception']}"
     title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas"
     body = []
     if record.get("stdout"):
@@ -57,9 +63,11 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
 
 
-def _cell(record: dict | None) -> str:
+def _cell(record: dict | None, declared: expect.Expectation) -> str:
     if record is None:
         return "no evidence"
+    if record["outcome"] == "passed" and declared.kind == "prints":
+        return '<abbr title="runs, but prints the wrong result its page documents">⚠️ wrong result</abbr>'
     mark = MARK[record["outcome"]]
     if record["outcome"] == "raised":
         tip = html.escape(f"{record['exception']}: {record['message']}", quote=True)
@@ -78,7 +86,8 @@ def outcomes(entry: str | None = None) -> str:
     rows = []
     for path in files:
         rel = path.relative_to(envs.ROOT).as_posix()
-        cells = [_cell(records.get((rel, e.name))) for e in all_envs]
+        declared = expect.read(path, [e.name for e in all_envs])
+        cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
         rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
     legend = "Hover a cell for the exception message or the reason a snippet does not apply."
     return "\n".join([head, rule, *rows]) + f"\n\n{legend}\n"
@@ -100,13 +109,16 @@ def verified_on(entry: str | None = None, page=None) -> str:
                         f"run `make matrix`.\n")
             if record["outcome"] != "not-applicable":
                 ran.append(record)
-    labels = sorted({_label(r) for r in ran}, reverse=True)
     dates = sorted({r["date"] for r in ran})
     devices = sorted({r.get("devices") for r in ran if r.get("devices")})
-    lines = [f"- {label}" for label in labels]
+    lines = []
+    for env in envs.load():
+        mine = [r for r in ran if r["env"] == env.name]
+        if mine:
+            lines.append(f"- `{env.name}`: {_label(mine[0])} ({len(mine)} of {len(paths)} snippets apply)")
     return ("!!! success \"Verified on\"\n"
-            f"    {len(paths)} snippets, {len(ran)} runs, each on {runner.REPLICAS} replicas "
-            f"({'; '.join(devices)}), last run {dates[-1]}:\n\n" + _indent("\n".join(lines)) + "\n")
+            f"    {len(paths)} snippet{'s' if len(paths) != 1 else ''}, {len(ran)} runs, each on {runner.REPLICAS} "
+            f"replicas ({'; '.join(devices)}), last run {dates[-1]}:\n\n" + _indent("\n".join(lines)) + "\n")
 
 
 def entries() -> str:

@@ -42,8 +42,11 @@ def pytest_generate_tests(metafunc):
 def matrix():
     """Every (snippet, environment) result, run in parallel once per session (cached on inputs)."""
     selected = selected_envs()
-    for env in selected:
-        envs.ensure(env)
+    try:
+        for env in selected:
+            envs.ensure(env)
+    except envs.EnvError as error:
+        pytest.exit(f"tfdist: {error}", returncode=3)
     names = [e.name for e in envs.load()]
     all_jobs = []
     for path in runner.snippet_files():
