@@ -101,9 +101,3 @@ def test_every_snippet_is_shown_on_its_page():
         except ValueError as error:
             problems.append(str(error))
     assert not problems, "\n".join(problems)
-
-
-def test_every_entry_page_links_its_notebook():
-    for entry in registry.load().values():
-        if entry.status == "published" and entry.snippets:
-            assert f"../notebooks/{entry.id}.ipynb" in entry.page.read_text(), f"{entry.id}: no link to its notebook"

@@ -28,10 +28,11 @@ def test_entry_pages_have_permanent_urls(site):
             assert "Verified on" in html and "Not verified" not in html, f"{entry.id}: no current evidence shown"
 
 
-def test_notebooks_are_rendered(site):
+def test_notebooks_are_rendered_and_linked(site):
     for entry in registry.load().values():
         if entry.status == "published" and entry.snippets:
             assert (site / "notebooks" / entry.id / "index.html").exists()
+            assert f'href="../../notebooks/{entry.id}/"' in (site / "e" / entry.id / "index.html").read_text()
 
 
 def test_missing_snippet_fails_the_build(tmp_path):

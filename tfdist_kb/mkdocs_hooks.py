@@ -1,6 +1,7 @@
 """MkDocs hooks: add the generated notebooks to the site before mkdocs-jupyter renders them."""
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -30,3 +31,21 @@ def on_files(files, config):
     for path in notebooks.write_all(_OUT / "notebooks"):
         files.append(File(f"notebooks/{path.name}", str(_OUT), config["site_dir"], config["use_directory_urls"]))
     return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Show an entry's permanent ID under its title (the ID lives in the front matter only)."""
+    entry_id = page.meta.get("id")
+    if not entry_id:
+        return markdown
+    badge = (f'\n<p class="tfd-id">Entry <strong>{entry_id}</strong> · permanent address '
+             f'<code>/e/{entry_id}/</code> · in a terminal: <code>tfdist explain {entry_id}</code></p>\n')
+    markdown = re.sub(r"^# .*$", lambda m: m.group(0) + "\n" + badge, markdown, count=1, flags=re.MULTILINE)
+    entry = registry.load().get(entry_id)
+    if entry and entry.snippets:
+        markdown += (f"\n\n## Run it yourself\n\nEvery example above is a file under "
+                     f"`snippets/{entry_id}/`. The same files, as one notebook: "
+                     f"[{entry_id}.ipynb](../notebooks/{entry_id}.ipynb) (it starts with the cell that "
+                     f"provides 4 replicas on a machine without 4 GPUs). To run one file the way the "
+                     f"tests do, in any environment: `tfdist run snippets/{entry_id}/<file>.py --env tf2.4`.\n")
+    return markdown

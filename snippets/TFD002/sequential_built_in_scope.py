@@ -1,0 +1,56 @@
+# /// tfdist
+# [expect]
+# default = "passes"
+# "tf1.15" = { not-applicable = "TF 1.15 has no Strategy.run and no eager custom loops; its MirroredStrategy does not use the 4 logical CPU devices" }
+# ///
+# --8<-- [start:example]
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def tf_variable(v):
+    # Keras 3 wraps each tf.Variable in a keras.Variable; `.value` is the tf.Variable.
+    return v.value if isinstance(getattr(v, "value", None), tf.Variable) else v
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2)])  # constructed outside: no weights yet
+
+with strategy.scope():
+    model(tf.zeros((1, 3)))  # first call inside the scope creates the weights as mirrored variables
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    if hasattr(optimizer, "build"):  # Keras 2.11+ and Keras 3: create the slots now, in the scope
+        optimizer.build(model.trainable_variables)
+
+features = tf.ones((8, 3))
+labels = tf.zeros((8, 2))
+dataset = strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensor_slices((features, labels)).batch(8))
+
+
+@tf.function
+def train_step(batch):
+    def replica_step(batch):
+        x, y = batch
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(tf.square(model(x) - y))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return tf.distribute.get_replica_context().replica_id_in_sync_group
+    return strategy.run(replica_step, args=(batch,))
+
+
+for batch in dataset:
+    ids = train_step(batch)
+
+replica_ids = [int(i) for i in strategy.experimental_local_results(ids)]
+kernel = model.trainable_variables[0]
+opt_vars = optimizer.variables() if callable(optimizer.variables) else optimizer.variables
+slots = [tf_variable(v) for v in opt_vars if tuple(v.shape) == tuple(kernel.shape)]
+print("replica ids:", replica_ids)
+print("kernel:", type(tf_variable(kernel)).__name__)
+print("kernel slots:", sorted(type(s).__name__ for s in slots))
+assert replica_ids == [0, 1, 2, 3]
+assert type(tf_variable(kernel)).__name__ == "MirroredVariable"
+assert slots and all(type(s).__name__ == "MirroredVariable" for s in slots)
+# --8<-- [end:example]

@@ -1,0 +1,80 @@
+# /// tfdist
+# [expect]
+# default = "passes"
+# "tf1.15" = { not-applicable = "strategy.run and experimental_distribute_values_from_function are TF 2 APIs (TF 1.15 has experimental_run_v2 only)" }
+# "tf2.15" = { raises = "ValueError", match = "exported with `tf.saved_model.save`, and lacks the Keras metadata file" }
+# "tf2.21-tfkeras" = { raises = "ValueError", match = "exported with `tf.saved_model.save`, and lacks the TF-Keras metadata file" }
+# "tf2.21-keras3" = { raises = "ValueError", match = "legacy SavedModel format is not supported by `load_model\\(\\)` in Keras 3" }
+# ///
+# --8<-- [start:example]
+import os
+import shutil
+import tempfile
+
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+python_calls = []  # grows each time IdLayer.call runs as Python code (= each trace)
+
+
+class IdLayer(tf.keras.layers.Layer):
+    """Outputs, for each example, the id of the replica that computed it."""
+
+    def call(self, inputs):
+        python_calls.append(1)
+        ctx = tf.distribute.get_replica_context()  # None in cross-replica context
+        rid = ctx.replica_id_in_sync_group if ctx is not None else -1
+        return tf.zeros_like(inputs[:, :1]) + tf.cast(rid, tf.float32)
+
+
+class Demo(tf.keras.Model):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.ids = IdLayer()
+        self.dense = tf.keras.layers.Dense(1, kernel_initializer="ones")
+
+    def call(self, x):
+        return self.dense(x), self.ids(x)
+
+@tf.function
+def step(model, x):
+    logits, ids_in_model = model(x)
+    return logits, ids_in_model, tf.distribute.get_replica_context().replica_id_in_sync_group
+
+
+def run_on_replicas(model, label):
+    # replica r gets a batch filled with r + 1, so every replica's output is distinct
+    x = strategy.experimental_distribute_values_from_function(
+        lambda ctx: tf.fill([2, 3], float(ctx.replica_id_in_sync_group + 1)))
+    del python_calls[:]
+    logits, ids_in_model, rid = strategy.run(step, args=(model, x))
+    local = strategy.experimental_local_results
+    rids = [int(r) for r in local(rid)]
+    inside = [int(t[0, 0]) for t in local(ids_in_model)]
+    outputs = [float(t[0, 0]) for t in local(logits)]
+    print("%s: replica ids %s; ids seen inside the model %s; outputs %s; Python calls of IdLayer.call: %d"
+          % (label, rids, inside, outputs, len(python_calls)))
+    assert rids == [0, 1, 2, 3] and outputs == [3.0, 6.0, 9.0, 12.0]  # all 4 replicas computed
+    return inside
+
+
+with strategy.scope():
+    model = Demo()
+    model(tf.zeros([1, 3]))  # build the variables (cross-replica call: IdLayer outputs -1)
+run_on_replicas(model, "original model")
+run_on_replicas(model, "original model, 2nd run")  # no retrace: no Python calls
+
+tmp = tempfile.mkdtemp()
+try:
+    path = os.path.join(tmp, "demo")
+    tf.saved_model.save(model, path)  # plain TensorFlow SavedModel directory
+    with strategy.scope():
+        loaded = tf.keras.models.load_model(path)
+finally:
+    shutil.rmtree(tmp)
+
+kinds = sorted({type(v).__name__ for v in loaded.variables})
+print("loaded variables:", kinds)
+assert kinds == ["MirroredVariable"]
+run_on_replicas(loaded, "loaded model")
+# --8<-- [end:example]

@@ -1,0 +1,62 @@
+# /// tfdist
+# [expect]
+# default = "passes"
+# "tf1.15" = { raises = "RuntimeError", match = "Tried to create variable dense/kernel/replica_1/ExponentialMovingAverage/ with mismatching name on device 1" }
+# "tf2.15" = { not-applicable = "on this machine tf.estimator training under MirroredStrategy hangs at the first step with TF 2.15.1 even without any EMA" }
+# "tf2.21-keras3" = { not-applicable = "tf.estimator was removed in TensorFlow 2.16" }
+# "tf2.21-tfkeras" = { not-applicable = "tf.estimator was removed in TensorFlow 2.16" }
+# ///
+# --8<-- [start:example]
+import shutil
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+v1 = tf.compat.v1
+if tf.__version__.startswith("1."):
+    # what the report used on TF 1.x: one replica per GPU, GPU:0..GPU:3
+    strategy = tf.contrib.distribute.MirroredStrategy(num_gpus=4)
+else:
+    strategy = tf.distribute.MirroredStrategy()
+DECAY = 0.5
+
+
+def input_fn():
+    features = tf.data.Dataset.from_tensors([1.0, 2.0, 3.0])
+    labels = tf.data.Dataset.from_tensors(1.0)
+    return tf.data.Dataset.zip((features, labels)).repeat(16).batch(1)
+
+
+def model_fn(features, labels, mode):
+    dense = v1.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros", name="dense")
+    prediction = tf.reshape(dense(features), [-1])
+    loss = v1.losses.mean_squared_error(labels, prediction)
+    train_op = v1.train.GradientDescentOptimizer(0.01).minimize(
+        loss, global_step=v1.train.get_global_step())
+    ema = v1.train.ExponentialMovingAverage(DECAY)  # a new EMA object per model_fn call
+    with tf.control_dependencies([train_op]):
+        with v1.variable_scope(v1.get_variable_scope(), reuse=v1.AUTO_REUSE):
+            train_op = ema.apply(v1.trainable_variables())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+model_dir = tempfile.mkdtemp()
+try:
+    estimator = tf.estimator.Estimator(model_fn, config=tf.estimator.RunConfig(
+        model_dir=model_dir, train_distribute=strategy))
+    estimator.train(input_fn, steps=1)  # one step = one batch on each of the 4 replicas
+    names = estimator.get_variable_names()
+    print("replicas:", strategy.num_replicas_in_sync)
+    print("variables:", names)
+    assert "dense/kernel/ExponentialMovingAverage" in names
+    assert not [n for n in names if "replica_" in n]
+    # the average starts at the initial kernel (ones), then one update: 0.5 * 1 + 0.5 * kernel
+    kernel = estimator.get_variable_value("dense/kernel")
+    average = estimator.get_variable_value("dense/kernel/ExponentialMovingAverage")
+    assert np.allclose(average, DECAY * 1.0 + (1 - DECAY) * kernel), (average, kernel)
+    assert not np.allclose(kernel, 1.0)  # training moved the kernel
+    print("average == 0.5 * initial + 0.5 * trained kernel:", True)
+finally:
+    shutil.rmtree(model_dir)
+# --8<-- [end:example]

@@ -1,0 +1,41 @@
+# /// tfdist
+# [expect]
+# default = "passes"
+# "tf2.4" = { raises = "TypeError", match = "Unexpected keyword argument passed to optimizer: use_ema" }
+# "tf2.5" = { raises = "TypeError", match = "Unexpected keyword argument passed to optimizer: use_ema" }
+# "tf1.15" = { not-applicable = "TF 1.15 Keras optimizers have no use_ema argument (SGD(use_ema=True) raises TypeError there, as on 2.4 and 2.5)" }
+# ///
+# --8<-- [start:example]
+import numpy as np
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+
+
+def variable_kind(v):
+    # Keras 3 variables wrap a tf.Variable; Keras 2 variables are tf.Variables
+    return type(v if isinstance(v, tf.Variable) else v.value).__name__
+
+
+with strategy.scope():
+    model = tf.keras.Sequential([
+        tf.keras.Input(shape=(1,)),
+        tf.keras.layers.Dense(1, use_bias=False, kernel_initializer="ones"),
+    ])
+    # mean absolute error against targets of -100: with inputs of 1.0 the kernel's gradient
+    # is 1.0 at every step, so plain SGD moves it 1.0 -> 0.9 -> 0.8 -> 0.7 over 3 steps
+    optimizer = tf.keras.optimizers.SGD(learning_rate=0.1, use_ema=True, ema_momentum=0.5)
+    model.compile(optimizer=optimizer, loss="mae")
+
+x = np.ones((24, 1), np.float32)
+model.fit(x, -100.0 * x, batch_size=8, epochs=1, shuffle=False, verbose=0)  # 3 steps of 8 (2 per replica)
+
+averages = optimizer._model_variables_moving_average  # private, but the only handle on them
+print("average variables:", [v.name for v in averages], sorted({variable_kind(v) for v in averages}))
+assert sorted({variable_kind(v) for v in averages}) == ["MirroredVariable"]
+kernel = float(np.asarray(model.layers[0].kernel)[0, 0])
+print("kernel after fit (fit copies the averages into the model): %.4f" % kernel)
+# Keras 3 seeds the average with the first step's weights: 0.9 -> 0.85 -> 0.775;
+# Keras 2 optimizers seed it with the initial weights: 1.0 -> 0.95 -> 0.875 -> 0.7875
+assert min(abs(kernel - 0.775), abs(kernel - 0.7875)) < 1e-5, kernel
+# --8<-- [end:example]
