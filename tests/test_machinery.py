@@ -118,3 +118,13 @@ def test_environment_whose_versions_differ_from_pins_is_refused(monkeypatch):
 def test_missing_interpreter_is_named():
     with pytest.raises(envs.EnvError, match="no working Python 2.9"):
         envs.find_interpreter("2.9")
+
+
+def test_documented_hang_is_recorded_not_raised(tmp_path, default_env):
+    path = write(tmp_path, '# /// tfdist\n# [expect]\n# default = { hangs = 20 }\n# ///\n',
+                 "import time\nimport tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+                 "print('waiting', flush=True)\ntime.sleep(600)\n")
+    job = runner.Job(path, default_env, expect.read(path, NAMES)[default_env.name])
+    record = runner.run(job, use_cache=False)
+    assert record["outcome"] == "timed-out" and record["stdout"] == "waiting"
+    assert runner.judge(job, record) == []

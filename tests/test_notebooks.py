@@ -3,7 +3,7 @@ failing exactly in the cells whose snippets are declared to fail there."""
 import nbclient
 import pytest
 
-from tfdist_kb import envs, expect, notebooks, registry
+from tfdist_kb import envs, notebooks, registry, runner
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
 
@@ -22,14 +22,13 @@ def test_notebook_runs(entry, tmp_path):
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
     assert "4 " in "".join(o.get("text", "") for o in nb.cells[2].outputs), "setup cell did not provide 4 devices"
-    names = [e.name for e in envs.load()]
     default = envs.default().name
     checked = 0
     for cell in nb.cells:
         snippet = cell.metadata.get("tfdist", {}).get("snippet")
         if not snippet:
             continue
-        declared = expect.read(registry.ROOT / "snippets" / snippet, names)[default]
+        declared = runner.expectations(registry.ROOT / "snippets" / snippet)[default]
         errors = [o for o in cell.outputs if o.output_type == "error"]
         if declared.kind == "raises":
             assert errors and errors[0].ename == declared.exception, f"{snippet}: expected {declared.describe()}, got {errors}"

@@ -33,6 +33,7 @@ class Env:
     python: str
     about: str
     environ: dict = field(default_factory=dict, hash=False, compare=False)
+    only: tuple = ()  # a bisection environment runs only snippets matching these patterns
 
     @property
     def lock(self) -> Path:
@@ -88,7 +89,8 @@ def normalise(name: str) -> str:
 def load() -> list[Env]:
     """All environments, the default one first."""
     table = tomllib.loads((PINS / "envs.toml").read_text())
-    return [Env(e["name"], e["python"], e["about"], dict(e.get("environ", {}))) for e in table["env"]]
+    return [Env(e["name"], e["python"], e["about"], dict(e.get("environ", {})), tuple(e.get("only", ())))
+            for e in table["env"]]
 
 
 def default() -> Env:

@@ -8,6 +8,7 @@ A snippet starts with an inline metadata block in the style of PEP 723:
     # "tf2.4" = { raises = "ValueError", match = "regex" }
     # "tf2.21-keras3" = { prints = "regex on stdout" }
     # "tf1.15" = { not-applicable = "reason" }
+    # "tf2.15" = { hangs = 60 }      # documented: does not finish within 60 s
     # ///
 
 Every environment gets exactly one expectation, from its own key or from `default`.
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
-KINDS = ("passes", "raises", "prints", "not-applicable")
+KINDS = ("passes", "raises", "prints", "not-applicable", "hangs")
 
 
 class ExpectError(Exception):
@@ -33,6 +34,7 @@ class Expectation:
     exception: str | None = None
     match: str | None = None  # regex: on the message (raises) or on stdout (prints)
     reason: str | None = None  # not-applicable
+    seconds: float | None = None  # hangs: the run is stopped after this long
 
     def describe(self) -> str:
         if self.kind == "raises":
@@ -41,6 +43,8 @@ class Expectation:
             return f"passes, printing /{self.match}/"
         if self.kind == "not-applicable":
             return f"not applicable: {self.reason}"
+        if self.kind == "hangs":
+            return f"does not finish within {self.seconds:g} s"
         return "passes"
 
     def judge(self, record: dict) -> list[str]:
@@ -48,6 +52,8 @@ class Expectation:
         outcome = record.get("outcome")
         if self.kind == "not-applicable":
             return [] if outcome == "not-applicable" else [f"expected not-applicable, got {outcome}"]
+        if self.kind == "hangs":
+            return [] if outcome == "timed-out" else [f"expected it not to finish within {self.seconds:g} s, but it {outcome}"]
         if self.kind == "raises":
             if outcome != "raised":
                 return [f"expected {self.exception} matching /{self.match}/, but it {outcome}"]
@@ -67,11 +73,15 @@ class Expectation:
 def _parse_one(where: str, value) -> Expectation:
     if value == "passes":
         return Expectation("passes")
-    if not isinstance(value, dict) or len(set(value) & {"raises", "prints", "not-applicable"}) != 1:
-        raise ExpectError(f"{where}: expected \"passes\" or a table with one of raises/prints/not-applicable, got {value!r}")
-    unknown = set(value) - {"raises", "match", "prints", "not-applicable"}
+    if not isinstance(value, dict) or len(set(value) & {"raises", "prints", "not-applicable", "hangs"}) != 1:
+        raise ExpectError(f"{where}: expected \"passes\" or a table with one of raises/prints/not-applicable/hangs, got {value!r}")
+    unknown = set(value) - {"raises", "match", "prints", "not-applicable", "hangs"}
     if unknown:
         raise ExpectError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "hangs" in value:
+        if not isinstance(value["hangs"], (int, float)) or not 5 <= value["hangs"] <= 600:
+            raise ExpectError(f"{where}: 'hangs' takes the seconds after which the run is stopped (5 to 600)")
+        return Expectation("hangs", seconds=float(value["hangs"]))
     if "raises" in value:
         if not isinstance(value.get("match"), str):
             raise ExpectError(f"{where}: 'raises' needs a 'match' regex for the message")

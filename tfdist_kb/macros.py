@@ -13,7 +13,7 @@ import html
 
 from . import envs, evidence, expect, registry, runner
 
-MARK = {"passed": "✅ passes", "raised": "❌ raises", "not-applicable": "➖ n/a"}
+MARK = {"passed": "✅ passes", "raised": "❌ raises", "not-applicable": "➖ n/a", "timed-out": "⏳ hangs"}
 
 
 def _label(record: dict) -> str:
@@ -23,7 +23,7 @@ def _label(record: dict) -> str:
 
 
 def _declared(path, env_name: str) -> expect.Expectation:
-    return expect.read(path, [e.name for e in envs.load()])[env_name]
+    return runner.expectations(path)[env_name]
 
 
 def _record(snippet: str, env_name: str) -> dict:
@@ -48,6 +48,10 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     record = _record(snippet, env_name)
     if record["outcome"] == "not-applicable":
         return f'!!! info "Not run on {env_name}"\n    {record["reason"]}\n'
+    if record["outcome"] == "timed-out":
+        printed = ("\n\n" + _indent("```text\n" + record["stdout"] + "\n```")) if record.get("stdout") else ""
+        return (f'!!! failure "Recorded run: did not finish within {record["seconds"]:.0f} s, stopped — '
+                f'{_label(record)}"{printed}\n')
     wrong = _declared(runner.SNIPPETS / snippet, env_name).kind == "prints"
     kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
     how = ("ran, with the wrong result shown" if wrong else "passed") if record["outcome"] == "passed" \
@@ -74,6 +78,8 @@ def _cell(record: dict | None, declared: expect.Expectation) -> str:
         return f'<abbr title="{tip}">{mark} {record["exception"]}</abbr>'
     if record["outcome"] == "not-applicable":
         return f'<abbr title="{html.escape(record["reason"], quote=True)}">{mark}</abbr>'
+    if record["outcome"] == "timed-out":
+        return f'<abbr title="stopped after {record["seconds"]:.0f} s without finishing">{mark}</abbr>'
     return mark
 
 
@@ -86,7 +92,7 @@ def outcomes(entry: str | None = None) -> str:
     rows = []
     for path in files:
         rel = path.relative_to(envs.ROOT).as_posix()
-        declared = expect.read(path, [e.name for e in all_envs])
+        declared = runner.expectations(path)
         cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
         rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
     legend = "Hover a cell for the exception message or the reason a snippet does not apply."
@@ -107,7 +113,7 @@ def verified_on(entry: str | None = None, page=None) -> str:
             if record is None or record["sha256"] != runner.sha256(path):
                 return (f'!!! warning "Not verified"\n    `{rel}` has no current evidence on {env.name}: '
                         f"run `make matrix`.\n")
-            if record["outcome"] != "not-applicable":
+            if record["outcome"] not in ("not-applicable", "timed-out"):
                 ran.append(record)
     dates = sorted({r["date"] for r in ran})
     devices = sorted({r.get("devices") for r in ran if r.get("devices")})

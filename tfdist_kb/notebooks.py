@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import envs, expect, registry
+from . import envs, registry, runner
 
 SECTION = re.compile(r"^# --8<-- \[start:example\]\n(.*?)^# --8<-- \[end:example\]", re.DOTALL | re.MULTILINE)
 REPLICAS_SOURCE = Path(__file__).with_name("replicas.py")
@@ -27,7 +27,6 @@ def example(snippet: Path) -> str:
 
 def build(entry: registry.Entry) -> nbformat.NotebookNode:
     default = envs.default()
-    names = [e.name for e in envs.load()]
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     cells = [
@@ -40,9 +39,9 @@ def build(entry: registry.Entry) -> nbformat.NotebookNode:
         nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip() + "\n\nprint(provide_replicas())"),
     ]
     for path in entry.snippets:
-        expectation = expect.read(path, names)[default.name]
+        expectation = runner.expectations(path)[default.name]
         cells.append(nbformat.v4.new_markdown_cell(f"## `{path.name}`\n\nExpected on {default.name}: {expectation.describe()}."))
-        if expectation.kind == "not-applicable":
+        if expectation.kind in ("not-applicable", "hangs"):
             continue
         cell = nbformat.v4.new_code_cell(example(path))
         cell.metadata["tfdist"] = {"snippet": f"{entry.id}/{path.name}"}

@@ -22,12 +22,11 @@ def selected_envs():
 def pytest_generate_tests(metafunc):
     if "job" not in metafunc.fixturenames:
         return
-    names = [e.name for e in envs.load()]
     params, ids = [], []
     for path in runner.snippet_files():
         rel = f"{path.parent.name}/{path.name}"
         try:
-            table = expect.read(path, names)
+            table = runner.expectations(path)
         except expect.ExpectError as error:
             params.append(error)
             ids.append(f"{rel}@declaration")
@@ -47,14 +46,12 @@ def matrix():
             envs.ensure(env)
     except envs.EnvError as error:
         pytest.exit(f"tfdist: {error}", returncode=3)
-    names = [e.name for e in envs.load()]
     all_jobs = []
     for path in runner.snippet_files():
         try:
-            table = expect.read(path, names)
+            all_jobs += runner.jobs(selected, [path])
         except expect.ExpectError:
             continue  # reported by its own test
-        all_jobs += [runner.Job(path, env, table[env.name]) for env in selected]
     use_cache = os.environ.get("TFDIST_NO_CACHE") != "1"
     return runner.run_all(all_jobs, use_cache=use_cache)
 

@@ -6,6 +6,7 @@ environment's pins and this runner's own code, so an unchanged matrix is not run
 from __future__ import annotations
 
 import datetime
+import fnmatch
 import hashlib
 import json
 import os
@@ -54,12 +55,27 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def expectations(path: Path) -> dict[str, expect.Expectation]:
+    """What `path` should do in every environment; ExpectError for a malformed declaration.
+
+    A bisection environment (`only` in envs.toml) runs just the snippets it names; for the
+    others it records not-applicable, with that reason.
+    """
+    every = envs.load()
+    table = expect.read(path, [e.name for e in every])
+    rel = f"{path.parent.name}/{path.name}"
+    for env in every:
+        if env.only and not any(fnmatch.fnmatch(rel, pattern) for pattern in env.only):
+            table[env.name] = expect.Expectation(
+                "not-applicable", reason=f"{env.name} is a bisection environment; it runs only {', '.join(env.only)}")
+    return table
+
+
 def jobs(selected: list[Env], files: list[Path] | None = None) -> list[Job]:
     """One job per (snippet, environment); ExpectError for a malformed declaration."""
-    names = [e.name for e in envs.load()]
     out = []
     for path in files if files is not None else snippet_files():
-        table = expect.read(path, names)
+        table = expectations(path)
         out += [Job(path, env, table[env.name]) for env in selected]
     return out
 
@@ -110,7 +126,7 @@ def _not_applicable(job: Job) -> dict:
     return record
 
 
-def _execute(job: Job, time_limit: float) -> dict:
+def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
     if not job.env.interpreter.exists():
         raise RunnerError(f"environment {job.env.name} is not built (run: tfdist envs {job.env.name})")
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
@@ -125,6 +141,13 @@ def _execute(job: Job, time_limit: float) -> dict:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
+            if may_hang:  # the documented outcome: record it like any other
+                record = _base(job)
+                record.update(_versions(job.env))
+                record.update({"python": job.env.python_version(), "outcome": "timed-out",
+                               "replicas": None, "seconds": round(time.monotonic() - started, 2),
+                               "stdout": normalise(stdout or ""), "stderr_tail": (stderr or "")[-2000:]})
+                return record
             tail = normalise((stdout or "") + (stderr or ""))[-800:]
             raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
                               f"{time_limit:.0f} s; last output:\n{tail}") from None
@@ -157,7 +180,10 @@ def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT) -> dic
     cached = cache_path(job)
     if use_cache and cached.exists():
         return json.loads(cached.read_text())
-    record = _execute(job, time_limit)
+    if job.expectation.kind == "hangs":
+        record = _execute(job, job.expectation.seconds, may_hang=True)
+    else:
+        record = _execute(job, time_limit)
     cached.parent.mkdir(parents=True, exist_ok=True)
     cached.write_text(json.dumps(record, indent=1))
     return record
@@ -184,7 +210,7 @@ def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = N
 def judge(job: Job, record: dict) -> list[str]:
     """Everything wrong with a run: expectation not met, or not on 4 replicas."""
     problems = job.expectation.judge(record)
-    if record.get("outcome") != "not-applicable" and record.get("replicas") != REPLICAS:
+    if record.get("outcome") not in ("not-applicable", "timed-out") and record.get("replicas") != REPLICAS:
         problems.append(f"ran on {record.get('replicas')} replica(s), not {REPLICAS} "
                         f"(a Strategy among the snippet's globals must have num_replicas_in_sync == {REPLICAS})")
     return problems
