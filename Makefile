@@ -33,12 +33,12 @@ site: setup
 # Every test, every environment: snippets re-run (cache keyed on snippet + pins), compared with
 # snippets/evidence.json; pages, notebooks, inline code blocks and the strict site build.
 test: setup envs
-	$(BIN)/pytest
+	$(BIN)/pytest -v
 
 # The same, default environment only.
 test-fast: setup
 	$(BIN)/tfdist envs default
-	TFDIST_ENVS=default $(BIN)/pytest
+	TFDIST_ENVS=default $(BIN)/pytest -v
 
 matrix: setup envs
 	$(BIN)/tfdist matrix

@@ -128,3 +128,13 @@ def test_documented_hang_is_recorded_not_raised(tmp_path, default_env):
     record = runner.run(job, use_cache=False)
     assert record["outcome"] == "timed-out" and record["stdout"] == "waiting"
     assert runner.judge(job, record) == []
+
+
+def test_snippets_do_not_inherit_tensorflow_settings(monkeypatch):
+    """Importing TF 2.x sets TF2_BEHAVIOR=1 in that process; a TF 1.15 child must not see it."""
+    monkeypatch.setenv("TF2_BEHAVIOR", "1")
+    monkeypatch.setenv("TF_USE_LEGACY_KERAS", "1")
+    monkeypatch.setenv("KERAS_BACKEND", "jax")
+    environ = envs.select("tf1.15")[0].process_environ()
+    assert not {"TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS", "KERAS_BACKEND"} & set(environ)
+    assert envs.select("tf2.21-tfkeras")[0].process_environ()["TF_USE_LEGACY_KERAS"] == "1"

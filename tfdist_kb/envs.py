@@ -63,13 +63,17 @@ class Env:
         return hashlib.sha256(self.lock.read_bytes() + self.python.encode()).hexdigest()[:16]
 
     def process_environ(self) -> dict[str, str]:
-        """The process environment a snippet runs with: the caller's, minus Keras switches
-        and virtualenv markers, plus this environment's own settings."""
+        """The process environment a snippet runs with: the caller's, without any TensorFlow,
+        Keras or virtualenv settings (importing TensorFlow 2.x sets TF2_BEHAVIOR=1 in its own
+        process, which would turn TF 1.15 children into TF 2 mode), plus this environment's own."""
         environ = {k: v for k, v in os.environ.items()
-                   if k not in ("TF_USE_LEGACY_KERAS", "VIRTUAL_ENV", "PYTHONHOME")}
+                   if not k.startswith(_NOT_INHERITED) and k not in ("VIRTUAL_ENV", "PYTHONHOME", "PYTHONPATH")}
         environ.update({"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONPATH": str(ROOT)})
         environ.update(self.environ)
         return environ
+
+
+_NOT_INHERITED = ("TF_", "TF2_", "TPU_", "KERAS_", "ENABLE_RUNTIME_UPTIME_TELEMETRY", "HDF5_PLUGIN_PATH")
 
 
 def read_pins(lock: Path) -> dict[str, str]:

@@ -13,6 +13,8 @@ import pytest
 from . import envs, expect, runner
 
 _replicas_ready = False
+_RESULTS = pytest.StashKey[dict]()
+_BLOCKS = pytest.StashKey[int]()
 
 
 def selected_envs():
@@ -38,7 +40,7 @@ def pytest_generate_tests(metafunc):
 
 
 @pytest.fixture(scope="session")
-def matrix():
+def matrix(request):
     """Every (snippet, environment) result, run in parallel once per session (cached on inputs)."""
     selected = selected_envs()
     try:
@@ -53,7 +55,9 @@ def matrix():
         except expect.ExpectError:
             continue  # reported by its own test
     use_cache = os.environ.get("TFDIST_NO_CACHE") != "1"
-    return runner.run_all(all_jobs, use_cache=use_cache)
+    results = runner.run_all(all_jobs, use_cache=use_cache)
+    request.config.stash[_RESULTS] = results
+    return results
 
 
 def _is_codeblock(item) -> bool:
@@ -73,3 +77,24 @@ def pytest_runtest_setup(item):
 
     devices = tf.config.list_logical_devices("GPU") or tf.config.list_logical_devices("CPU")
     assert len(devices) == runner.REPLICAS, f"inline blocks need {runner.REPLICAS} devices, found {devices}"
+    item.config.stash[_BLOCKS] = item.config.stash.get(_BLOCKS, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Say on how many replicas things really ran: the figure the site promises."""
+    results = config.stash.get(_RESULTS, None)
+    if results is not None:
+        records = [r for r in results.values() if isinstance(r, dict)]
+        ran = [r for r in records if r["outcome"] not in ("not-applicable", "timed-out")]
+        replicas = sorted({str(r.get("replicas")) for r in ran})
+        devices = sorted({r.get("devices") for r in ran if r.get("devices")})
+        envs_seen = sorted({r["env"] for r in records})
+        terminalreporter.write_line(
+            f"tfdist: {len(results)} snippet runs in {len(envs_seen)} environment(s): {len(ran)} executed on "
+            f"{'/'.join(replicas) or '-'} replicas ({'; '.join(devices)}), "
+            f"{sum(r['outcome'] == 'timed-out' for r in records)} documented hang(s), "
+            f"{sum(r['outcome'] == 'not-applicable' for r in records)} not applicable (reason recorded), "
+            f"{len(results) - len(records)} could not run")
+    blocks = config.stash.get(_BLOCKS, 0)
+    if blocks:
+        terminalreporter.write_line(f"tfdist: {blocks} inline code block(s) executed with {runner.REPLICAS} devices")

@@ -26,7 +26,8 @@ SNIPPETS = ROOT / "snippets"
 CACHE = ROOT / ".cache" / "tfdist" / "runs"
 REPLICAS = 4
 TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
-_CHILD_CODE = [Path(__file__).with_name("child.py"), Path(__file__).with_name("replicas.py")]
+# What a run depends on besides the snippet and the pins: the child, the device set-up, the process environment.
+_CHILD_CODE = [Path(__file__).with_name(n) for n in ("child.py", "replicas.py", "envs.py")]
 
 
 class RunnerError(Exception):
