@@ -39,6 +39,14 @@ def _section(body: str, heading: str) -> str:
     return found.group(1).strip() if found else ""
 
 
+def _verdict(record: dict, declared) -> str:
+    if record["outcome"] == "raised":
+        return f"raises {record['exception']}"
+    if record["outcome"] == "timed-out":
+        return "hangs"
+    return "prints a wrong result" if declared.kind == "prints" else "passes"
+
+
 def cmd_explain(args) -> int:
     entry = registry.lookup(args.id)
     if not entry.page.exists():
@@ -49,11 +57,18 @@ def cmd_explain(args) -> int:
     print(f"{entry.id}: {entry.title}\n")
     for paragraph in answer.split("\n\n"):
         print(textwrap.fill(" ".join(paragraph.split()), width=88), end="\n\n")
-    print("Recorded outcomes (snippet: environment=outcome):")
+    print("Recorded outcomes, each on 4 replicas:")
     for path in entry.snippets:
         rel = path.relative_to(envs.ROOT).as_posix()
-        row = [f"{e.name}={records.get((rel, e.name), {}).get('outcome', 'no evidence')}" for e in envs.load()]
-        print(f"  {path.name}: " + ", ".join(row))
+        declared = runner.expectations(path)
+        groups: dict[str, list[str]] = {}
+        for env in envs.load():
+            record = records.get((rel, env.name))
+            if record is None:
+                groups.setdefault("no evidence", []).append(env.name)
+            elif record["outcome"] != "not-applicable":
+                groups.setdefault(_verdict(record, declared[env.name]), []).append(env.name)
+        print(f"  {path.name}: " + "; ".join(f"{k} on {', '.join(v)}" for k, v in groups.items()))
     print(f"\nFull answer: {site_url()}{entry.url}")
     return 0
 
