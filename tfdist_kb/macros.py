@@ -14,7 +14,14 @@ import os
 
 from . import envs, evidence, expect, registry, runner
 
-MARK = {"passed": "✅ passes", "raised": "❌ raises", "not-applicable": "➖ n/a", "timed-out": "⏳ hangs"}
+LEGEND = ("**pass**: ran to the end and its own assertions held · **an exception name**: raised it · "
+          "**wrong result**: ran, and printed the wrong result its page documents · **hangs**: did not "
+          "finish and was stopped · **n/a**: does not apply there. Hover a cell for the message or the reason.")
+
+
+def _mark(kind: str, text: str, tip: str | None = None) -> str:
+    title = f' title="{html.escape(tip, quote=True)}"' if tip else ""
+    return f'<span class="tfd-{kind}"{title}>{html.escape(text)}</span>'
 
 
 def _label(record: dict) -> str:
@@ -82,24 +89,28 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
 
 def _cell(record: dict | None, declared: expect.Expectation) -> str:
     if record is None:
-        return "no evidence"
-    if record["outcome"] == "passed" and declared.kind == "prints":
-        return '<abbr title="runs, but prints the wrong result its page documents">⚠️ wrong result</abbr>'
-    mark = MARK[record["outcome"]]
-    if record["outcome"] == "raised":
-        tip = html.escape(f"{record['exception']}: {record['message']}", quote=True)
-        return f'<abbr title="{tip}">{mark} {record["exception"]}</abbr>'
-    if record["outcome"] == "not-applicable":
-        return f'<abbr title="{html.escape(record["reason"], quote=True)}">{mark}</abbr>'
-    if record["outcome"] == "timed-out":
-        return f'<abbr title="stopped after {record["seconds"]:.0f} s without finishing">{mark}</abbr>'
-    return mark
+        return _mark("missing", "no evidence")
+    outcome = record["outcome"]
+    if outcome == "passed" and declared.kind == "prints":
+        return _mark("wrong", "wrong result", "runs, but prints the wrong result its page documents")
+    if outcome == "raised":
+        return _mark("raised", record["exception"], f"{record['exception']}: {record['message']}")
+    if outcome == "not-applicable":
+        return _mark("na", "n/a", record["reason"])
+    if outcome == "timed-out":
+        return _mark("hangs", "hangs", f"stopped after {record['seconds']:.0f} s without finishing")
+    return _mark("pass", "pass")
 
 
 def outcomes(entry: str | None = None) -> str:
     records = evidence.load()
-    all_envs = envs.load()
     files = [p for p in runner.snippet_files() if entry is None or p.parent.name == entry]
+
+    def applies(env) -> bool:
+        return any((records.get((p.relative_to(envs.ROOT).as_posix(), env.name)) or {}).get("outcome")
+                   != "not-applicable" for p in files)
+
+    all_envs = [e for e in envs.load() if applies(e)]  # a column of nothing but n/a says nothing
     head = "| snippet | " + " | ".join(e.name for e in all_envs) + " |"
     rule = "|---|" + "---|" * len(all_envs)
     rows = []
@@ -108,8 +119,7 @@ def outcomes(entry: str | None = None) -> str:
         declared = runner.expectations(path)
         cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
         rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
-    legend = "Hover a cell for the exception message or the reason a snippet does not apply."
-    return "\n".join([head, rule, *rows]) + f"\n\n{legend}\n"
+    return "\n".join([head, rule, *rows]) + f"\n\n{LEGEND}\n"
 
 
 def verified_on(entry: str | None = None, page=None) -> str:
