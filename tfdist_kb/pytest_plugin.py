@@ -18,7 +18,10 @@ _BLOCKS = pytest.StashKey[int]()
 
 
 def selected_envs():
-    return envs.select(os.environ.get("TFDIST_ENVS") or "all")
+    try:
+        return envs.select(os.environ.get("TFDIST_ENVS") or "all")
+    except envs.EnvError as error:
+        raise pytest.UsageError(f"TFDIST_ENVS: {error}") from None
 
 
 def pytest_generate_tests(metafunc):
