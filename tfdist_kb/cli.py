@@ -87,19 +87,9 @@ def cmd_lock(args) -> int:
     return 0
 
 
-def _run_matrix(selected, use_cache: bool, files=None):
-    for env in selected:
-        envs.ensure(env)
-    all_jobs = runner.jobs(selected, files)
-    previous = evidence.load()
-    started = time.monotonic()
-    results = runner.run_all(all_jobs, use_cache=use_cache, previous=previous)
-    return all_jobs, results, time.monotonic() - started
-
-
 def cmd_matrix(args) -> int:
     selected = envs.select(args.envs)
-    all_jobs, results, wall = _run_matrix(selected, not args.no_cache)
+    all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache)
     broken = [r for r in results.values() if isinstance(r, runner.RunnerError)]
     for error in broken:
         print(f"[matrix] ERROR {error}", file=sys.stderr)
@@ -145,7 +135,7 @@ def cmd_bench(args) -> int:
     committed = evidence.load()
     print(f"{'environment':16} {'snippets':>8} {'wall s':>8} {'median s':>9} {'floor s':>8} {'wall/floor':>10}")
     for env in envs.select(args.envs):
-        all_jobs, results, wall = _run_matrix([env], use_cache=False)
+        all_jobs, results, wall = runner.run_matrix([env], use_cache=False)
         ran = {k: r for k, r in results.items() if isinstance(r, dict) and r["outcome"] != "not-applicable"}
         seconds = [r["seconds"] for r in ran.values()]
         # floor: each snippet's minimum process time (this run or the committed evidence), spread over the cores
@@ -155,7 +145,7 @@ def cmd_bench(args) -> int:
         ratio = wall / floor if floor else float("nan")
         print(f"{env.name:16} {len(ran):>8} {wall:>8.1f} {median:>9.2f} {floor:>8.1f} {ratio:>10.2f}", flush=True)
     started = time.monotonic()
-    _run_matrix(envs.select(args.envs), use_cache=True)
+    runner.run_matrix(envs.select(args.envs), use_cache=True)
     print(f"no-change re-run of the matrix: {time.monotonic() - started:.1f} s (cache keyed on snippet sha256 + environment pins)")
     print(f"({cores} cores; floor = sum over snippets of the minimum process seconds seen (this run or the "
           f"committed evidence) / cores)")

@@ -30,10 +30,6 @@ def _label(record: dict) -> str:
     return f"TensorFlow {record['tensorflow']}{keras} · Python {record['python']}"
 
 
-def _declared(path, env_name: str) -> expect.Expectation:
-    return runner.expectations(path)[env_name]
-
-
 def _record(snippet: str, env_name: str) -> dict:
     path = runner.SNIPPETS / snippet
     if not path.exists():
@@ -72,7 +68,7 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
         printed = ("\n\n" + _indent("```text\n" + record["stdout"] + "\n```")) if record.get("stdout") else ""
         return (f'!!! failure "Recorded run: did not finish within {record["seconds"]:.0f} s, stopped — '
                 f'{_label(record)}"{printed}\n')
-    wrong = _declared(runner.SNIPPETS / snippet, env_name).kind == "prints"
+    wrong = runner.expectations(runner.SNIPPETS / snippet)[env_name].kind == "prints"
     kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
     how = ("ran, with the wrong result shown" if wrong else "passed") if record["outcome"] == "passed" \
         else f"raised {record['exception']}"
@@ -124,18 +120,16 @@ def outcomes(entry: str | None = None) -> str:
 
 def verified_on(entry: str | None = None, page=None) -> str:
     entry = entry or (page.meta.get("id") if page else None)
-    records = evidence.load()
     paths = [p for p in runner.snippet_files() if p.parent.name == entry]
     if not paths:
         return '!!! warning "Not verified"\n    This entry has no executed snippets yet.\n'
     ran = []
     for path in paths:
-        rel = path.relative_to(envs.ROOT).as_posix()
         for env in envs.load():
-            record = records.get((rel, env.name))
-            if record is None or record["sha256"] != runner.sha256(path):
-                return (f'!!! warning "Not verified"\n    `{rel}` has no current evidence on {env.name}: '
-                        f"run `make matrix`.\n")
+            try:
+                record = _record(f"{path.parent.name}/{path.name}", env.name)
+            except ValueError as error:
+                return f'!!! warning "Not verified"\n    {error}\n'
             if record["outcome"] not in ("not-applicable", "timed-out"):
                 ran.append(record)
     dates = sorted({r["date"] for r in ran})

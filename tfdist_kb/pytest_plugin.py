@@ -45,20 +45,18 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture(scope="session")
 def matrix(request):
     """Every (snippet, environment) result, run in parallel once per session (cached on inputs)."""
-    selected = selected_envs()
-    try:
-        for env in selected:
-            envs.ensure(env)
-    except envs.EnvError as error:
-        pytest.exit(f"tfdist: {error}", returncode=3)
-    all_jobs = []
+    well_formed = []
     for path in runner.snippet_files():
         try:
-            all_jobs += runner.jobs(selected, [path])
+            runner.expectations(path)
+            well_formed.append(path)
         except expect.ExpectError:
             continue  # reported by its own test
     use_cache = os.environ.get("TFDIST_NO_CACHE") != "1"
-    results = runner.run_all(all_jobs, use_cache=use_cache)
+    try:
+        _, results, _ = runner.run_matrix(selected_envs(), use_cache, well_formed)
+    except envs.EnvError as error:
+        pytest.exit(f"tfdist: {error}", returncode=3)
     request.config.stash[_RESULTS] = results
     return results
 

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envs, expect
+from . import envs, evidence, expect
 from .envs import ROOT, Env
 
 SNIPPETS = ROOT / "snippets"
@@ -118,12 +118,12 @@ def _base(job: Job) -> dict:
             "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}
 
 
-def _not_applicable(job: Job) -> dict:
+def _unexecuted(job: Job, outcome: str, **fields) -> dict:
+    """The record of a run that produced no result of its own: not applicable, or stopped.
+    Versions come from the pins, which `envs.ensure` has checked against what is installed."""
     record = _base(job)
     record.update(_versions(job.env))
-    record["python"] = job.env.python_version()
-    record.update({"outcome": "not-applicable", "reason": job.expectation.reason,
-                   "replicas": None, "seconds": 0.0})
+    record.update({"python": job.env.python_version(), "outcome": outcome, "replicas": None}, **fields)
     return record
 
 
@@ -143,12 +143,8 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
             os.killpg(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
             if may_hang:  # the documented outcome: record it like any other
-                record = _base(job)
-                record.update(_versions(job.env))
-                record.update({"python": job.env.python_version(), "outcome": "timed-out",
-                               "replicas": None, "seconds": round(time.monotonic() - started, 2),
-                               "stdout": normalise(stdout or ""), "stderr_tail": (stderr or "")[-2000:]})
-                return record
+                return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
+                                   stdout=normalise(stdout or ""), stderr_tail=(stderr or "")[-2000:])
             tail = normalise((stdout or "") + (stderr or ""))[-800:]
             raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
                               f"{time_limit:.0f} s; last output:\n{tail}") from None
@@ -177,7 +173,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
 
 def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT) -> dict:
     if job.expectation.kind == "not-applicable":
-        return _not_applicable(job)
+        return _unexecuted(job, "not-applicable", reason=job.expectation.reason, seconds=0.0)
     cached = cache_path(job)
     if use_cache and cached.exists():
         return json.loads(cached.read_text())
@@ -206,6 +202,16 @@ def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = N
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(one, order))
     return {(j.rel, j.env.name): r for j, r in zip(order, results)}
+
+
+def run_matrix(selected: list[Env], use_cache: bool = True, files: list[Path] | None = None):
+    """Build the environments, then run every (snippet, environment) job: (jobs, results, wall s)."""
+    for env in selected:
+        envs.ensure(env)
+    all_jobs = jobs(selected, files)
+    started = time.monotonic()
+    results = run_all(all_jobs, use_cache=use_cache, previous=evidence.load())
+    return all_jobs, results, time.monotonic() - started
 
 
 def judge(job: Job, record: dict) -> list[str]:
