@@ -58,6 +58,8 @@ def test_evidence_differences_are_named():
 def test_normalise_removes_addresses_and_temp_paths():
     text = "<obj at 0x7f3a2b1c9d30> saved to /tmp/tmpab12cd34/model.keras  \n"
     assert runner.normalise(text) == "<obj at 0x…> saved to <tmpdir>"
+    where = 'File "/home/ci/x/.envs/tf2.15/lib/python3.11/site-packages/keras/a.py", File "/w/r/snippets/TFD001/b.py"'
+    assert runner.normalise(where) == 'File "…/lib/python3.11/site-packages/keras/a.py", File "snippets/TFD001/b.py"'
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +76,13 @@ def test_hanging_snippet_stops_at_time_limit_with_name_and_last_output(tmp_path,
     assert str(path) in str(error.value) and "time limit" in str(error.value) and "about to wait" in str(error.value)
 
 
-def test_fewer_than_four_replicas_is_reported(tmp_path, default_env):
+def test_fewer_than_four_replicas_is_not_evidence(tmp_path, default_env):
     path = write(tmp_path, '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n',
-                 "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy(['/cpu:0'])\n")
+                 "import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy(['/cpu:0'])\n"
+                 "strategy.run(lambda: 1)\n")
     job = runner.Job(path, default_env, expect.Expectation("passes"))
-    record = runner.run(job, use_cache=False)
-    assert record["outcome"] == "passed" and record["replicas"] == 1
-    assert any("1 replica" in p for p in runner.judge(job, record))
+    with pytest.raises(runner.RunnerError, match="1 replica.*not 4 on 4"):
+        runner.run(job, use_cache=False)
 
 
 def tfdist(*args):

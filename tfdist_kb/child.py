@@ -4,7 +4,8 @@ Usage (the runner does this): python -m tfdist_kb.child SNIPPET.py RESULT.json
 
 Runs under every environment's interpreter (Python 3.7+), so: standard library only.
 The snippet runs as `__main__`, exactly as `python SNIPPET.py` would run it, after
-`replicas.provide_replicas()` has made 4 devices visible.
+`replicas.provide_replicas()` has made 4 devices visible and `witness` has started to record
+what runs where (RESULT.json.witness, kept up to date while the snippet runs).
 """
 import json
 import platform
@@ -21,17 +22,6 @@ def _version(module_name):
         return getattr(module, "__version__", None)
     except Exception:  # not installed, or fails to import: no version to report
         return None
-
-
-def _strategies(namespace):
-    import tensorflow as tf
-
-    kinds = [tf.distribute.Strategy]
-    v1 = getattr(getattr(tf, "compat", None), "v1", None)
-    if v1 is not None and hasattr(v1, "distribute"):
-        kinds.append(v1.distribute.Strategy)
-    kinds = tuple(kinds)
-    return [v for k, v in sorted(namespace.items()) if isinstance(v, kinds)]
 
 
 def _keras():
@@ -53,8 +43,11 @@ def main(argv):
     namespace = {"__name__": "__main__", "__file__": snippet, "__builtins__": __builtins__}
     try:
         from tfdist_kb.replicas import provide_replicas
+        from tfdist_kb.witness import Witness
 
         result["devices"] = provide_replicas()
+        witness = Witness(result_path + ".witness")
+        witness.install()
         import tensorflow as tf
 
         result["tensorflow"] = tf.__version__
@@ -73,8 +66,8 @@ def main(argv):
                 result["exception"] = type(error).__name__
                 result["message"] = str(error)
                 result["traceback"] = traceback.format_exc()[-4000:]
-        replicas = [s.num_replicas_in_sync for s in _strategies(namespace)]
-        result["replicas"] = replicas
+        witness.save(final=True)
+        result["witness"] = witness.record
     except BaseException:
         result["outcome"] = "error"
         result["traceback"] = traceback.format_exc()[-4000:]

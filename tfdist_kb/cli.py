@@ -75,7 +75,7 @@ def cmd_explain(args) -> int:
 
 def cmd_envs(args) -> int:
     for env in envs.select(args.envs):
-        envs.ensure(env)
+        envs.ensure(env, rebuild=getattr(args, "rebuild", False))
         print(f"[envs] {env.name}: ready ({env.path.relative_to(envs.ROOT)})")
     return 0
 
@@ -162,6 +162,8 @@ def main(argv=None) -> int:
         p = sub.add_parser(name)
         p.add_argument("envs", nargs="?", default="all")
         p.set_defaults(func=func)
+        if name == "envs":
+            p.add_argument("--rebuild", action="store_true", help="reinstall from the lock file")
     p = sub.add_parser("matrix", help="run every snippet in every environment; write the evidence")
     p.add_argument("--envs", default="all")
     p.add_argument("--no-cache", action="store_true")

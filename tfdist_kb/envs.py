@@ -156,13 +156,29 @@ def installed(env: Env) -> dict[str, str]:
     return out
 
 
-def check_pins(env: Env) -> None:
+def check_pins(env: Env) -> dict[str, str]:
+    """What is installed, if it is exactly the lock file's pins; EnvError naming every difference."""
     have, want = installed(env), env.pins()
     wrong = [f"{n} {have.get(n, 'missing')} (pinned {v})" for n, v in sorted(want.items()) if have.get(n) != v]
     extra = sorted(set(have) - set(want))
     if wrong or extra:
         detail = "; ".join(wrong + [f"{n} {have[n]} (not pinned)" for n in extra])
-        raise EnvError(f"environment {env.name}: installed versions differ from its pins: {detail}")
+        raise EnvError(f"environment {env.name}: installed versions differ from its lock file: {detail}; "
+                       f"rebuild it with: tfdist envs {env.name} --rebuild")
+    return have
+
+
+_checked: dict[str, str] = {}  # environment name -> fingerprint of what is installed, checked this process
+
+
+def installed_fingerprint(env: Env) -> str:
+    """A hash of what is really installed (checked against the lock first) and the interpreter:
+    part of every run's cache key, so a run is never taken from the cache for other packages."""
+    if env.name not in _checked:
+        have = check_pins(env)
+        listing = "\n".join(f"{n}=={v}" for n, v in sorted(have.items())) + "\n" + env.python_version()
+        _checked[env.name] = hashlib.sha256(listing.encode()).hexdigest()[:16]
+    return _checked[env.name]
 
 
 def _stamp(env: Env) -> Path:
@@ -176,9 +192,12 @@ def is_ready(env: Env) -> bool:
         return False
 
 
-def ensure(env: Env, log=print) -> Env:
-    """Create or update `env` when its pins changed; raise EnvError with a clear message on failure."""
-    if is_ready(env):
+def ensure(env: Env, log=print, rebuild: bool = False) -> Env:
+    """Create or update `env` when its pins changed, then check that what is installed is exactly
+    its lock (a built environment too: packages can be changed by hand); EnvError on any problem."""
+    _checked.pop(env.name, None)
+    if is_ready(env) and not rebuild:
+        installed_fingerprint(env)
         return env
     if not env.lock.exists():
         raise EnvError(f"environment {env.name}: lock file {env.lock} is missing (run: tfdist lock {env.name})")
@@ -193,7 +212,7 @@ def ensure(env: Env, log=print) -> Env:
         if result.returncode != 0:
             last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
             raise EnvError(f"environment {env.name}: '{' '.join(step[1:3])}' failed: {last}")
-    check_pins(env)
+    installed_fingerprint(env)
     _stamp(env).write_text(json.dumps({"fingerprint": env.fingerprint()}))
     return env
 

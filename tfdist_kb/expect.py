@@ -60,8 +60,8 @@ class Expectation:
             problems = []
             if record.get("exception") != self.exception:
                 problems.append(f"expected {self.exception}, got {record.get('exception')}: {record.get('message')}")
-            if not re.search(self.match, record.get("full_message") or record.get("message") or ""):
-                problems.append(f"message {record.get('message')!r} does not match /{self.match}/")
+            if not re.search(self.match, record.get("message") or ""):  # the whole message
+                problems.append(f"message {record.get('headline') or record.get('message')!r} does not match /{self.match}/")
             return problems
         if outcome != "passed":
             return [f"expected it to pass, but it raised {record.get('exception')}: {record.get('message')}"]

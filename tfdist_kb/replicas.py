@@ -8,8 +8,15 @@ Order of preference, as the site promises:
 2. 1 to 3 GPUs: the first GPU is split into 4 logical GPUs, the others are hidden;
 3. no GPU: the CPU is split into 4 logical CPU devices.
 With 2. or 3., `tf.distribute.MirroredStrategy()` with no device list mirrors over
-the 4 logical devices on TF 2.x. Nothing else (cross-device ops, soft placement,
-Keras settings) is touched: a failure under default settings stays a failure.
+the 4 logical devices from TF 2.1 on.
+
+Logical devices are set on TensorFlow's runtime, which a TF 1-style `Session` sees only when
+it is created without a config of its own. An Estimator, and any code that passes a
+`ConfigProto`, would see a single CPU. On a machine with 4 GPUs every session sees them, whatever
+its config says, so every session is given the machine's devices here too: the device counts
+and logical-GPU layout the runtime has, added to its config where the config does not set them.
+Nothing else (cross-device ops, soft placement, Keras settings) is touched: a failure under
+default settings stays a failure.
 """
 
 REPLICAS = 4
@@ -37,7 +44,33 @@ def provide_replicas(n=REPLICAS):
     if gpus:
         set_visible(gpus[0], "GPU")
         set_logical(gpus[0], [logical_config(memory_limit=GPU_MEMORY_MB)] * n)
+        _sessions_see_the_machine()
         return "1 physical GPU split into %d logical GPUs" % n
     cpus = list_physical("CPU")
     set_logical(cpus[0], [logical_config()] * n)
+    _sessions_see_the_machine()
     return "%d logical CPU devices" % n
+
+
+def _sessions_see_the_machine():
+    """Give every Session the devices the runtime has, as real hardware would be seen."""
+    from tensorflow.python.client import session
+    from tensorflow.python.eager import context
+
+    create = session.BaseSession.__init__
+
+    def __init__(self, target="", graph=None, config=None):
+        if config is not None:
+            machine = context.context().config  # what a Session created without a config gets
+            config = type(config).FromString(config.SerializeToString())  # the caller's stays as it is
+            for kind, count in machine.device_count.items():
+                if kind not in config.device_count:
+                    config.device_count[kind] = count
+            ours, theirs = config.gpu_options, machine.gpu_options
+            if not ours.visible_device_list:
+                ours.visible_device_list = theirs.visible_device_list
+            if not ours.experimental.virtual_devices:
+                ours.experimental.virtual_devices.extend(theirs.experimental.virtual_devices)
+        create(self, target, graph, config)
+
+    session.BaseSession.__init__ = __init__

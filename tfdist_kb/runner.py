@@ -19,15 +19,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envs, evidence, expect
+from . import envs, evidence, expect, messages, witness
 from .envs import ROOT, Env
 
 SNIPPETS = ROOT / "snippets"
 CACHE = ROOT / ".cache" / "tfdist" / "runs"
 REPLICAS = 4
 TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
-# What a run depends on besides the snippet and the pins: the child, the device set-up, the process environment.
-_CHILD_CODE = [Path(__file__).with_name(n) for n in ("child.py", "replicas.py", "envs.py")]
+# What a run's record depends on besides the snippet and the environment: the runner's own code.
+_RUNNER_CODE = [Path(__file__).with_name(n) for n in
+                ("child.py", "replicas.py", "witness.py", "envs.py", "runner.py", "messages.py")]
 
 
 class RunnerError(Exception):
@@ -81,23 +82,18 @@ def jobs(selected: list[Env], files: list[Path] | None = None) -> list[Job]:
     return out
 
 
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
-_TMP = re.compile(r"/tmp/[A-Za-z0-9_./-]*?(tmp[a-z0-9_]{6,}|pytest-of-[^/\s]+)[^\s'\"]*")
-
-
-def normalise(text: str) -> str:
-    """Remove what differs between two runs of the same code: addresses, temp paths."""
-    text = _ADDRESS.sub("0x…", text)
-    text = _TMP.sub("<tmpdir>", text)
-    return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
+normalise = messages.normalise
 
 
 def _runner_fingerprint() -> str:
-    return hashlib.sha256(b"".join(p.read_bytes() for p in _CHILD_CODE)).hexdigest()[:16]
+    return hashlib.sha256(b"".join(p.read_bytes() for p in _RUNNER_CODE)).hexdigest()[:16]
 
 
 def cache_path(job: Job) -> Path:
-    key = hashlib.sha256(f"{sha256(job.snippet)} {job.env.fingerprint()} {_runner_fingerprint()}".encode()).hexdigest()
+    """Keyed on the snippet, on what is really installed in the environment (checked against its
+    lock before any run) and on the runner's own code."""
+    key = hashlib.sha256(f"{sha256(job.snippet)} {envs.installed_fingerprint(job.env)} "
+                         f"{_runner_fingerprint()}".encode()).hexdigest()
     return CACHE / job.env.name / f"{job.snippet.parent.name}-{job.snippet.stem}-{key[:20]}.json"
 
 
@@ -127,11 +123,28 @@ def _unexecuted(job: Job, outcome: str, **fields) -> dict:
     return record
 
 
+def _last_output(stdout: str, stderr: str) -> str:
+    """What the snippet printed last, and its stderr without TensorFlow's own log lines."""
+    printed = normalise(stdout or "")[-600:] or "(nothing)"
+    errors = normalise(messages.without_tf_logs(stderr or ""))[-600:]
+    return f"stdout: {printed}" + (f"\nstderr (TensorFlow's log lines left out): {errors}" if errors else "")
+
+
+def _proof(job: Job, outcome: str, record: dict | None) -> list[str]:
+    """The 4-device proof of a run (witness.problems), named after the run; RunnerError if it fails."""
+    problems = witness.problems(record, outcome)
+    if problems:
+        raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run does not prove {REPLICAS} replicas "
+                          f"on {REPLICAS} distinct devices: " + "; ".join(problems))
+    return witness.ran_on(record)
+
+
 def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
     if not job.env.interpreter.exists():
         raise RunnerError(f"environment {job.env.name} is not built (run: tfdist envs {job.env.name})")
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
         result_file = Path(scratch) / "result.json"
+        witness_file = Path(scratch) / "result.json.witness"
         started = time.monotonic()
         process = subprocess.Popen(
             [str(job.env.interpreter), "-m", "tfdist_kb.child", str(job.snippet), str(result_file)],
@@ -142,32 +155,38 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             stdout, stderr = process.communicate()
-            if may_hang:  # the documented outcome: record it like any other
-                return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
-                                   stdout=normalise(stdout or ""), stderr_tail=(stderr or "")[-2000:])
-            tail = normalise((stdout or "") + (stderr or ""))[-800:]
-            raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
-                              f"{time_limit:.0f} s; last output:\n{tail}") from None
+            if not may_hang:
+                raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
+                                  f"{time_limit:.0f} s; last output:\n{_last_output(stdout, stderr)}") from None
+            # the documented outcome: record it like any other, if it hung on 4 real devices
+            seen = json.loads(witness_file.read_text()) if witness_file.exists() else None
+            return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
+                               ran_on=_proof(job, "timed-out", seen), stdout=normalise(stdout or ""),
+                               stderr_tail=(stderr or "")[-2000:])
         seconds = round(time.monotonic() - started, 2)
         if not result_file.exists():
             raise RunnerError(f"{job.rel} on {job.env.name}: the process exited ({process.returncode}) "
-                              f"without a result; last output:\n{normalise(stderr)[-800:]}")
+                              f"without a result; last output:\n{_last_output(stdout, stderr)}")
         child = json.loads(result_file.read_text())
     if child["outcome"] == "error":
         raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed:\n{child.get('traceback')}")
+    seen = child.get("witness")
     record = _base(job)
-    replicas = sorted(set(child.get("replicas") or []))
     message = normalise(child.get("message") or "")
     record.update({
         "python": child["python"], "tensorflow": child["tensorflow"], "keras": child["keras"],
         "keras_package": child["keras_package"],
         "devices": child["devices"], "outcome": child["outcome"],
-        "exception": child.get("exception"), "message": message.splitlines()[0] if message else None,
-        "replicas": replicas[0] if len(replicas) == 1 else (replicas or None),
+        "exception": child.get("exception"),
+        "message": messages.cap(message) if child["outcome"] == "raised" else None,
+        "headline": messages.headline(message) if child["outcome"] == "raised" else None,
+        "replicas": sorted({s["replicas"] for s in seen["strategies"]}) if seen else None,
+        "ran_on": _proof(job, child["outcome"], seen),
         "seconds": seconds, "stdout": normalise(stdout),
         # kept in the cache, not in the evidence file:
-        "full_message": message, "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:],
+        "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
     })
+    record["replicas"] = record["replicas"][0] if len(record["replicas"]) == 1 else record["replicas"]
     return record
 
 
@@ -219,5 +238,5 @@ def judge(job: Job, record: dict) -> list[str]:
     problems = job.expectation.judge(record)
     if record.get("outcome") not in ("not-applicable", "timed-out") and record.get("replicas") != REPLICAS:
         problems.append(f"ran on {record.get('replicas')} replica(s), not {REPLICAS} "
-                        f"(a Strategy among the snippet's globals must have num_replicas_in_sync == {REPLICAS})")
+                        f"(every strategy the snippet creates must have {REPLICAS} replicas on {REPLICAS} devices)")
     return problems

@@ -1,9 +1,8 @@
 # /// tfdist
 # [expect]
 # default = "passes"
-# "tf2.15" = { hangs = 60 }
-# "tf2.21-keras3" = { not-applicable = "tf.estimator was removed in TensorFlow 2.16" }
-# "tf2.21-tfkeras" = { not-applicable = "tf.estimator was removed in TensorFlow 2.16" }
+# "tf2.21-keras3" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
+# "tf2.21-tfkeras" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
 # ///
 # --8<-- [start:example]
 import shutil
@@ -13,12 +12,12 @@ import numpy as np
 import tensorflow as tf
 
 v1 = tf.compat.v1
-if tf.__version__.startswith("1."):
-    # what the report used on TF 1.x: one replica per GPU, GPU:0..GPU:3
-    strategy = tf.contrib.distribute.MirroredStrategy(num_gpus=4)
-elif tf.__version__.startswith("2.0."):
-    # TF 2.0's MirroredStrategy() looks for GPUs only: name the 4 it would pick on 4 GPUs
-    strategy = tf.distribute.MirroredStrategy(["/gpu:%d" % i for i in range(4)])
+if tf.__version__.startswith(("1.", "2.0.")):
+    # Before TF 2.1, MirroredStrategy() counts GPUs only and takes CPU:0 alone on a machine
+    # without them: name the machine's 4 devices, its GPUs if it has any
+    config = tf.config.experimental
+    devices = config.list_logical_devices("GPU") or config.list_logical_devices("CPU")
+    strategy = tf.distribute.MirroredStrategy([d.name for d in devices])
 else:
     strategy = tf.distribute.MirroredStrategy()
 DECAY = 0.5

@@ -1,0 +1,177 @@
+"""The 4-device proof: what a snippet really ran on, recorded while it runs, and judged after.
+
+`Witness.install()` (called by the child before the snippet's first line) wraps three
+TensorFlow constructors, without changing what they do:
+- every `tf.distribute` strategy the snippet creates or copies (class, replica count, devices);
+- every replica context a strategy enters, i.e. every replica whose function really ran
+  (Keras `fit`, `strategy.run`, an Estimator's `model_fn`), with the replica id;
+- every TF 1 `Session` (an Estimator's too) and the devices it sees.
+The record is written to a JSON file at each new fact, so a run that is stopped (a hang) still
+leaves what it saw. `problems()` then says why a record does not prove that 4 replicas ran
+on 4 distinct devices that really exist (not, say, 4 replica graphs soft-placed onto CPU:0).
+
+Runs inside every TensorFlow environment (Python 3.7+, TF 1.15 to 2.21): standard library only,
+and `problems()` needs no TensorFlow.
+"""
+import json
+import re
+import threading
+
+REPLICAS = 4
+_DEVICE = re.compile(r"(?:device:)?(CPU|GPU|TPU|XLA_CPU|XLA_GPU):(\d+)$", re.IGNORECASE)
+
+
+def short(device):
+    """'/job:localhost/replica:0/task:0/device:CPU:1' or '/cpu:1' -> 'CPU:1' (None if not a device)."""
+    found = _DEVICE.search(device or "")
+    return "%s:%d" % (found.group(1).upper(), int(found.group(2))) if found else None
+
+
+class Witness(object):
+    def __init__(self, path):
+        self.path = path
+        self._lock = threading.Lock()  # replica contexts are entered from one thread per replica
+        self.strategies = []  # kept alive so that ids stay unique for the run
+        self.record = {"strategies": [], "ran": {}, "sessions": [], "runtime_devices": None}
+
+    def install(self):
+        from tensorflow.python.client import session
+        from tensorflow.python.distribute import distribute_lib
+
+        strategy_base = getattr(distribute_lib, "StrategyBase", distribute_lib.Strategy)  # TF < 2.2: Strategy
+        context_base = getattr(distribute_lib, "ReplicaContextBase", distribute_lib.ReplicaContext)
+        self._after(strategy_base, self._strategy_created)
+        if "__deepcopy__" in vars(strategy_base):  # an Estimator runs a deep copy of its strategy
+            copy = strategy_base.__deepcopy__
+
+            def __deepcopy__(strategy, memo):
+                result = copy(strategy, memo)
+                self._strategy_created(result)
+                return result
+
+            strategy_base.__deepcopy__ = __deepcopy__
+        self._after(context_base, self._replica_entered)
+        self._after(session.BaseSession, self._session_created)
+
+    @staticmethod
+    def _after(cls, observe):
+        original = cls.__init__
+
+        def __init__(self, *args, **kwargs):
+            original(self, *args, **kwargs)
+            observe(self)
+
+        cls.__init__ = __init__
+
+    def _index(self, strategy):
+        for i, known in enumerate(self.strategies):
+            if known is strategy:
+                return i
+        return None
+
+    def _strategy_created(self, strategy):
+        if type(strategy).__name__.startswith("_Default"):  # TF's own no-strategy strategy
+            return
+        self.strategies.append(strategy)
+        extended = strategy.extended
+        self.record["strategies"].append({
+            "class": type(strategy).__name__,
+            "replicas": int(strategy.num_replicas_in_sync),
+            "devices": [str(d) for d in getattr(extended, "worker_devices", ())],
+        })
+        self.save()
+
+    def _replica_entered(self, context):
+        index = self._index(getattr(context, "_strategy", None))
+        if index is None:
+            return
+        replica = context._replica_id_in_sync_group
+        if not isinstance(replica, int):  # TF 1.15 passes a constant tensor
+            from tensorflow.python.framework import tensor_util
+
+            value = tensor_util.constant_value(replica)
+            replica = int(value) if value is not None else -1
+        with self._lock:
+            ran = self.record["ran"].setdefault(str(index), [])
+            if replica not in ran:
+                ran.append(replica)
+                ran.sort()
+                self._save(False)
+
+    def _session_created(self, sess):
+        self.record["sessions"].append(sorted(d.name for d in sess.list_devices()))
+        self.save()
+
+    def runtime_devices(self, initialise=False):
+        """The devices of the eager runtime (what tf.config lists), once it has started."""
+        from tensorflow.python.eager import context
+
+        ctx = context.context()
+        if not initialise and not getattr(ctx, "_initialized", False):
+            return None
+        return sorted(d.name for d in ctx.list_logical_devices())
+
+    def save(self, final=False):
+        with self._lock:
+            self._save(final)
+
+    def _save(self, final):
+        try:
+            self.record["runtime_devices"] = self.runtime_devices(initialise=final)
+        except Exception as error:  # never let the proof change the snippet's outcome
+            self.record["runtime_devices_error"] = repr(error)
+        with open(self.path, "w") as handle:
+            json.dump(self.record, handle)
+
+
+def problems(record, outcome):
+    """Why `record` does not prove 4 replicas on 4 distinct, existing devices ([] if it does).
+
+    `outcome` is the run's: a passing run must have run a replica function on all 4 replicas; a
+    run that raised or was stopped must at least have created its strategy on 4 such devices."""
+    if not record:
+        return ["no device record: the run ended before the runner could observe it"]
+    found = []
+    strategies = record.get("strategies") or []
+    if not strategies:
+        return ["no tf.distribute strategy was created: nothing ran on replicas"]
+    runtime = record.get("runtime_devices")
+    sessions = record.get("sessions") or []
+    if runtime is None and not sessions:
+        found.append("cannot tell which devices exist: neither the eager runtime nor a Session started")
+    for i, session in enumerate(sessions):
+        have = sorted(filter(None, map(short, session)))
+        if len(have) < REPLICAS:
+            found.append("Session %d sees only %s, not %d devices" % (i + 1, ", ".join(have) or "nothing", REPLICAS))
+    for s in strategies:
+        devices = [short(d) or d for d in s["devices"]]
+        name = "%s over %s" % (s["class"], ", ".join(devices) or "no devices")
+        if s["replicas"] != REPLICAS or len(set(devices)) != REPLICAS:
+            found.append("%s: %d replica(s) on %d distinct device(s), not %d on %d"
+                         % (name, s["replicas"], len(set(devices)), REPLICAS, REPLICAS))
+            continue
+        where = [("the eager runtime", runtime)] if runtime is not None else []
+        where += [("Session %d" % (i + 1), session) for i, session in enumerate(sessions)]
+        for label, listed in where:
+            missing = [d for d in devices if d not in set(map(short, listed))]
+            if missing:
+                found.append("%s: %s does not have %s (ops would be soft-placed onto another device)"
+                             % (name, label, ", ".join(missing)))
+    if outcome == "passed":
+        full = [i for i, ran in (record.get("ran") or {}).items() if sorted(ran) == list(range(REPLICAS))]
+        if not full:
+            seen = {strategies[int(i)]["class"] + " #" + i: ran for i, ran in (record.get("ran") or {}).items()}
+            found.append("no replica function ran on all %d replicas (replica ids seen: %s); a passing snippet "
+                         "must run a step (strategy.run, model.fit, estimator.train)" % (REPLICAS, seen or "none"))
+    return found
+
+
+def ran_on(record):
+    """The devices of the strategies whose replicas all ran ('CPU:0', ...), for the evidence."""
+    out = []
+    for i, ran in sorted((record.get("ran") or {}).items()):
+        if sorted(ran) == list(range(REPLICAS)):
+            for d in record["strategies"][int(i)]["devices"]:
+                if short(d) not in out:
+                    out.append(short(d))
+    return out
