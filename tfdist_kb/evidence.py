@@ -12,10 +12,10 @@ from .envs import ROOT
 
 PATH = ROOT / "snippets" / "evidence.json"
 FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "sha256", "outcome", "exception",
-          "message", "reason", "replicas", "devices", "seconds", "stdout", "date")
+          "headline", "message", "reason", "replicas", "devices", "ran_on", "seconds", "stdout", "date")
 # What must be the same when the same snippet runs again in the same environment.
-COMPARED = ("outcome", "exception", "message", "replicas", "stdout", "python", "tensorflow", "keras",
-            "keras_package")
+COMPARED = ("outcome", "exception", "headline", "message", "replicas", "ran_on", "stdout", "python", "tensorflow",
+            "keras", "keras_package")
 
 Key = tuple  # (snippet path relative to the repo root, environment name)
 

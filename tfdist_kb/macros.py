@@ -5,46 +5,76 @@ Pages never type an output, a version or a verdict: they call
   {{ outcome("TFD001/x.py") }}   what that snippet printed and how it ended (default environment)
   {{ outcome("TFD001/x.py", "tf2.4") }}   the same in another environment
   {{ outcomes("TFD001") }}       the snippet x environment table (no argument: every entry)
+  {{ claim("TFD001/x.py", "raises", "tf1.15", "tf2.0") }}   "TF 1.15.0 and TF 2.0.4", checked
+                                 against the evidence (no environment: every one where it holds)
+  {{ version("tf2.4") }}         "TF 2.4.1", from that environment's runs
+  {{ bisection("TFD001/x.py") }} the two adjacent releases between which the outcome changes
   {{ entries() }}                the list of entries from the registry
+A claim, version or bisection the evidence does not support fails the build.
 """
 from __future__ import annotations
 
 import html
 import os
+import re
 
 from . import envs, evidence, expect, registry, runner
 
 LEGEND = ("**pass**: ran to the end and its own assertions held · **an exception name**: raised it · "
           "**wrong result**: ran, and printed the wrong result its page documents · **hangs**: did not "
           "finish and was stopped · **n/a**: does not apply there. Hover a cell for the message or the reason.")
+# What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
+WORDS = re.compile(r"^(passes|wrong-result|raises|raises [\w.]+|hangs|n/a)$")
+VERBS = {"passes": "passes", "wrong-result": "prints the wrong result", "hangs": "hangs"}
+RELEASES = envs.PINS / "tensorflow-releases.txt"
+# In a title attribute, characters Markdown would act on (backticks would become <code>) are entities.
+_ATTRIBUTE = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'`*_[]\\|"} | {"\n": " "})
+
+
+class StaleEvidence(ValueError):
+    """No current record for a snippet in an environment: in preview a warning, otherwise a build error."""
 
 
 def _mark(kind: str, text: str, tip: str | None = None) -> str:
-    title = f' title="{html.escape(tip, quote=True)}"' if tip else ""
+    title = f' title="{tip.translate(_ATTRIBUTE)}"' if tip else ""
     return f'<span class="tfd-{kind}"{title}>{html.escape(text)}</span>'
 
 
-def _label(record: dict) -> str:
+def _keras(record: dict) -> str:
     package = {"keras": "Keras", "tf-keras": "tf-keras", "tf.keras": "tf.keras"}.get(record.get("keras_package"), "Keras")
-    keras = f" · {package} {record['keras']}" if record.get("keras") else ""
+    return f"{package} {record['keras']}" if record.get("keras") else ""
+
+
+def _label(record: dict) -> str:
+    keras = f" · {_keras(record)}" if record.get("keras") else ""
     return f"TensorFlow {record['tensorflow']}{keras} · Python {record['python']}"
 
 
-def _record(snippet: str, env_name: str) -> dict:
+def _headline(record: dict) -> str:
+    return record.get("headline") or record.get("message") or ""
+
+
+def _record(snippet: str, env_name: str, who: str = "outcome") -> dict:
     path = runner.SNIPPETS / snippet
     if not path.exists():
-        raise ValueError(f"outcome(): no snippet {path}")
+        raise StaleEvidence(f"{who}(): no snippet {path}")
     records = evidence.load()
     record = records.get((path.relative_to(envs.ROOT).as_posix(), env_name))
     if record is None:
-        raise ValueError(f"outcome(): no evidence for {snippet} on {env_name}: run make matrix")
+        raise StaleEvidence(f"{who}(): no evidence for {snippet} on {env_name}: run make matrix")
     if record["sha256"] != runner.sha256(path):
-        raise ValueError(f"outcome(): evidence for {snippet} on {env_name} is stale: run make matrix")
+        raise StaleEvidence(f"{who}(): evidence for {snippet} on {env_name} is stale: run make matrix")
     return record
 
 
 def _indent(text: str, by: str = "    ") -> str:
     return "\n".join(by + line if line else line for line in text.splitlines())
+
+
+def _fence(text: str) -> str:
+    """A ```text block that no run of backticks in `text` can close."""
+    ticks = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
+    return f"{ticks}text\n{text}\n{ticks}"
 
 
 def _stale_allowed() -> bool:
@@ -57,7 +87,7 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     env_name = env_name or envs.default().name
     try:
         record = _record(snippet, env_name)
-    except ValueError as error:
+    except StaleEvidence as error:
         if not _stale_allowed():
             raise
         return f'!!! warning "Preview only: no current evidence"\n    {error}\n'
@@ -65,7 +95,7 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     if record["outcome"] == "not-applicable":
         return f'!!! info "Not run on {env_name}"\n    {record["reason"]}\n'
     if record["outcome"] == "timed-out":
-        printed = ("\n\n" + _indent("```text\n" + record["stdout"] + "\n```")) if record.get("stdout") else ""
+        printed = ("\n\n" + _indent(_fence(record["stdout"]))) if record.get("stdout") else ""
         return (f'!!! failure "Recorded run: did not finish within {record["seconds"]:.0f} s, stopped — '
                 f'{_label(record)}"{printed}\n')
     wrong = runner.expectations(runner.SNIPPETS / snippet)[env_name].kind == "prints"
@@ -75,9 +105,12 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas"
     body = []
     if record.get("stdout"):
-        body.append("```text\n" + record["stdout"] + "\n```")
+        body.append(_fence(record["stdout"]))
     if record["outcome"] == "raised":
-        body.append("```text\n" + f"{record['exception']}: {record['message']}" + "\n```")
+        headline, whole = _headline(record), (record.get("message") or "").strip()
+        body.append(_fence(f"{record['exception']}: {headline}"))
+        if whole and whole != headline.strip():
+            body.append('??? note "Whole message"\n\n' + _indent(_fence(whole)))
     if not body:
         body.append("(printed nothing)")
     return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
@@ -90,7 +123,7 @@ def _cell(record: dict | None, declared: expect.Expectation) -> str:
     if outcome == "passed" and declared.kind == "prints":
         return _mark("wrong", "wrong result", "runs, but prints the wrong result its page documents")
     if outcome == "raised":
-        return _mark("raised", record["exception"], f"{record['exception']}: {record['message']}")
+        return _mark("raised", record["exception"], f"{record['exception']}: {_headline(record)}")
     if outcome == "not-applicable":
         return _mark("na", "n/a", record["reason"])
     if outcome == "timed-out":
@@ -116,6 +149,143 @@ def outcomes(entry: str | None = None) -> str:
         cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
         rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
     return "\n".join([head, rule, *rows]) + f"\n\n{LEGEND}\n"
+
+
+# ---- version statements: claim(), version(), bisection() --------------------------------------
+
+def _env_names(names: tuple, who: str) -> list[str]:
+    """The named environments (all of them, in envs.toml order, when none is named)."""
+    known = [e.name for e in envs.load()]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"{who}(): unknown environment {', '.join(map(repr, unknown))}; known: {', '.join(known)}")
+    return list(names) or known
+
+
+def _ran(env_name: str) -> list[dict]:
+    return [r for (_, env), r in evidence.load().items() if env == env_name and r["outcome"] != "not-applicable"]
+
+
+def _release(record: dict) -> str:
+    """'TF 2.4.1', with the Keras when another environment runs the same TensorFlow release."""
+    twins = {r["env"] for r in evidence.load().values() if r.get("tensorflow") == record["tensorflow"]}
+    keras = _keras(record)
+    return f"TF {record['tensorflow']} with {keras}" if len(twins) > 1 and keras else f"TF {record['tensorflow']}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _word(record: dict, snippet: str) -> str:
+    """The recorded outcome in claim()'s words."""
+    if record["outcome"] == "raised":
+        return f"raises {record['exception']}"
+    if record["outcome"] == "passed":
+        wrong = runner.expectations(runner.SNIPPETS / snippet)[record["env"]].kind == "prints"
+        return "wrong-result" if wrong else "passes"
+    return {"timed-out": "hangs", "not-applicable": "n/a"}[record["outcome"]]
+
+
+def _preview(error: Exception) -> str:
+    return _mark("missing", f"⚠ preview only, no current evidence: {error}")
+
+
+def _records(snippet: str, names: list[str], who: str) -> list[dict]:
+    return [_record(snippet, name, who) for name in names]
+
+
+def claim(snippet: str, said: str, *env_names: str) -> str:
+    """The environments, as prose, in which `snippet` did what `said` says; ValueError if it did not."""
+    if not isinstance(said, str) or not WORDS.match(said):
+        raise ValueError(f"claim(): outcome {said!r} is not one of passes, wrong-result, raises, "
+                         f"raises <ExceptionName>, hangs, n/a")
+    names = _env_names(env_names, "claim")
+    try:
+        records = _records(snippet, names, "claim")
+    except StaleEvidence as error:
+        if _stale_allowed():
+            return _preview(error)
+        raise
+    words = {r["env"]: _word(r, snippet) for r in records}
+    holds = [r for r in records if words[r["env"]] == said or (said == "raises" and words[r["env"]].startswith("raises "))]
+    recorded = "; ".join(f"{env}: {word}" for env, word in words.items())
+    if env_names and len(holds) != len(records):
+        wrong = [n for n in names if n not in {r["env"] for r in holds}]
+        raise ValueError(f"claim(): {snippet} does not {said!r} on {', '.join(wrong)} (recorded: {recorded})")
+    if not holds:
+        raise ValueError(f"claim(): {snippet} {said!r} in no environment (recorded: {recorded})")
+    return _and([_release(r) for r in holds])
+
+
+def version(env_name: str) -> str:
+    """'TF 2.4.1' (with the Keras where two environments share a release) from `env_name`'s runs."""
+    _env_names((env_name,), "version")
+    ran = _ran(env_name)
+    problem = None
+    if not ran:
+        problem = f"version(): snippets/evidence.json has no executed run on {env_name}: run make matrix"
+    elif len({r["tensorflow"] for r in ran}) > 1 or len({_keras(r) for r in ran if r.get("keras")}) > 1:
+        problem = f"version(): the runs on {env_name} disagree on the TensorFlow or Keras version: run make matrix"
+    else:
+        pins = next(e for e in envs.load() if e.name == env_name).pins()
+        pinned = pins.get("tensorflow") or pins.get("tensorflow-cpu")
+        if pinned and pinned != ran[0]["tensorflow"]:
+            problem = (f"version(): evidence on {env_name} was recorded with TensorFlow {ran[0]['tensorflow']}, "
+                       f"but its lock file pins {pinned}: run make matrix")
+    if problem:
+        if _stale_allowed():
+            return _preview(problem)
+        raise StaleEvidence(problem)
+    return _release(max(ran, key=lambda r: bool(r.get("keras"))))
+
+
+def _releases() -> list[str]:
+    """Final TensorFlow releases on PyPI, in version order (see the file's header)."""
+    lines = (line.strip() for line in RELEASES.read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def _key(release: str) -> tuple:
+    return tuple(int(part) for part in release.split("."))
+
+
+def bisection(snippet: str, *env_names: str) -> str:
+    """Where the outcome of `snippet` changes between two adjacent TensorFlow releases, over the
+    environments in which it ran (or the named ones); ValueError unless it changes exactly once
+    and no release lies between the two."""
+    names = _env_names(env_names, "bisection")
+    try:
+        records = [r for r in _records(snippet, names, "bisection") if r["outcome"] != "not-applicable"]
+    except StaleEvidence as error:
+        if _stale_allowed():
+            return _preview(error)
+        raise
+    steps = []  # (release, word), in version order
+    for release in sorted({r["tensorflow"] for r in records}, key=_key):
+        same = {r["env"]: _word(r, snippet) for r in records if r["tensorflow"] == release}
+        if len(set(same.values())) > 1:
+            raise ValueError(f"bisection(): {snippet} on TF {release} differs between environments "
+                             f"({', '.join(f'{e}: {w}' for e, w in same.items())})")
+        steps.append((release, next(iter(same.values()))))
+    changes = [i for i in range(1, len(steps)) if steps[i][1] != steps[i - 1][1]]
+    recorded = ", ".join(f"TF {release} {word}" for release, word in steps)
+    if len(changes) != 1:
+        raise ValueError(f"bisection(): the outcome of {snippet} changes {len(changes)} times, not once "
+                         f"(recorded: {recorded}); name the environments to bisect over")
+    (before, was), (after, now) = steps[changes[0] - 1], steps[changes[0]]
+    releases = _releases()
+    for release in (before, after):
+        if release not in releases:
+            raise ValueError(f"bisection(): TF {release} is not in {RELEASES.name}; regenerate it (see its header)")
+    between = releases[releases.index(before) + 1:releases.index(after)]
+    if between:
+        raise ValueError(f"bisection(): TF {before} ({was}) and TF {after} ({now}) are not adjacent releases: "
+                         f"{', '.join(between)} lie between them; add a bisection environment (envs.toml)")
+    def verb(word: str, other: str) -> str:  # "raises it", unless both sides raise (then name each)
+        return VERBS.get(word) or (word if other.startswith("raises ") else "raises it")
+    return (f"TF {before} is the last release that {verb(was, now)} and TF {after} the first that "
+            f"{verb(now, was)}; no TensorFlow release lies between them")
 
 
 def verified_on(entry: str | None = None, page=None) -> str:
@@ -153,9 +323,8 @@ def entries() -> str:
 
 
 def define_env(env):  # mkdocs-macros entry point
-    env.macro(outcome)
-    env.macro(outcomes)
-    env.macro(entries)
+    for macro in (outcome, outcomes, entries, claim, version, bisection):
+        env.macro(macro)
     env.variables["envs"] = envs.load()
     env.variables["tags"] = registry.TAGS
 

@@ -29,10 +29,15 @@ _PYTHON_PREFIX = re.compile(r"(?<![\w.])/[^\s\"':]*?/(?=lib/python\d\.\d+/)")
 _REPO_PREFIX = re.compile(r"(?<![\w.])/[^\s\"':]*?/(?=snippets/TFD\d{3}/)")
 
 
+# The value of a variable in its repr (`numpy=array([[0.1, ...]], dtype=float32)`): random initial weights
+_NUMPY = re.compile(r"numpy=\s*(?:array\([^()]*\)|[-+\w.]+)")
+
+
 def normalise(text: str) -> str:
     """Remove what differs between two runs of the same code: addresses, temp paths, where this
-    machine keeps Python and the repository, trailing blanks."""
+    machine keeps Python and the repository, variable values in reprs, trailing blanks."""
     text = _ADDRESS.sub("0x…", text)
+    text = _NUMPY.sub("numpy=…", text)
     text = _TMP.sub("<tmpdir>", text)
     text = _PYTHON_PREFIX.sub("…/", text)
     text = _REPO_PREFIX.sub("", text)

@@ -1,0 +1,406 @@
+"""The page audit (tfdist_kb.pages) and the version macros (claim, version, bisection) catch what
+they are meant to: each mutation of a real page must add a problem that names it, and each
+unsupported statement must fail the macro. Mutations are made on copies; docs/ is never changed."""
+import html
+import io
+import re
+from collections import Counter
+
+import markdown
+import pytest
+from pytest_codeblocks.main import extract_from_buffer
+
+from tfdist_kb import envs, evidence, expect, macros, pages, registry, runner
+
+DOCS = registry.DOCS
+
+
+def _new(original: str, mutated: str, entry: str | None = None) -> list[str]:
+    """Problems of `mutated` that `original` does not have (line numbers left out)."""
+    def strip(problems):
+        return Counter(re.sub(r"^line \d+: ", "", p) for p in problems)
+    return sorted((strip(pages.audit(mutated, entry)) - strip(pages.audit(original, entry))).elements())
+
+
+@pytest.fixture(scope="module")
+def entry_page():
+    """(text, entry, snippet): a real entry page and one of its snippets that it both includes
+    and shows with an outcome() box."""
+    for page in sorted((DOCS / "e").glob("*.md")):
+        text = page.read_text()
+        for path in registry.Entry(page.stem, "", "published").snippets:
+            name = f"{page.stem}/{path.name}"
+            if f'--8<-- "{name}:example"' in text and re.search(rf'outcome\(\s*"{re.escape(name)}"', text):
+                return text, page.stem, name
+    pytest.skip("no entry page includes a snippet and shows its outcome")
+
+
+# ---- (a) skip markers ----------------------------------------------------------------------------
+
+MARKERS = ["<!-- pytest.mark.skip -->", "<!--pytest.mark.skip-->", "  <!--   pytest.mark.skip   -->",
+           "<!-- pytest.mark.skipif(True, reason='x') -->", "<!-- pytest.mark.xfail -->",
+           "<!--pytest-codeblocks:skip-->", "<!--- pytest-codeblocks: skip --->",
+           "<!-- pytest-codeblocks:skipif(True) -->", "<!-- pytest-codeblocks:importorskip(nonexistent) -->",
+           "<!-- pytest-codeblocks:expect-error -->"]
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # pytest-codeblocks on its old spellings
+@pytest.mark.parametrize("marker", MARKERS)
+def test_skip_marker_before_a_python_fence(entry_page, marker):
+    text, entry, _ = entry_page
+    block = f"\n{marker}\n```python\nprint(1)\n```\n"
+    blocks = extract_from_buffer(io.StringIO(block))  # the spelling really marks the block
+    assert blocks and (blocks[0].marks or blocks[0].importorskip), marker
+    new = _new(text, text + block, entry)
+    assert any("skip" in p and "marker" in p and marker.strip() in p for p in new), new
+
+
+def test_skipfile_marker(entry_page):
+    text, entry, _ = entry_page
+    assert extract_from_buffer(io.StringIO("<!--pytest-codeblocks:skipfile-->\n```python\nx\n```\n")) == []
+    new = _new(text, "<!--pytest-codeblocks:skipfile-->\n" + text, entry)
+    assert any("pytest-codeblocks:skipfile" in p for p in new), new
+
+
+def test_importorskip_in_an_executed_block(entry_page):
+    text, entry, _ = entry_page
+    new = _new(text, text + '\n<!-- pytest.mark.skip -->\n```python\nimport pytest\npytest.importorskip("nothing")\n```\n',
+               entry)
+    assert any("importorskip" in p for p in new) and any("pytest.mark.skip" in p for p in new), new
+
+
+def test_codeblocks_directives_that_skip_nothing():
+    text = "# T\n\n```python\nx = 1\n```\n\n<!--pytest-codeblocks:cont-->\n\n```python\nprint(x)\n```\n"
+    assert pages.audit(text + "<!-- pytest-codeblocks:expected-output -->\n\n```\n1\n```\n") == \
+        ["line 14: ``` block is neither a snippet include, an executed block, a checked source quote, nor inside "
+         "a '!!! note \"Not run: <reason>\"' admonition"]
+
+
+def test_marker_named_in_inline_code_is_prose():
+    """pytest-codeblocks only reads a marker that starts a line, so prose may name one."""
+    text = "# T\n\nNever write `<!-- pytest.mark.skip -->` or `pytest-codeblocks:skip` on a page.\n"
+    assert pages.audit(text) == []
+
+
+# ---- (b) source quotes ---------------------------------------------------------------------------
+
+def test_quote_of_a_release_no_environment_pins():
+    for page in sorted(DOCS.rglob("*.md")):
+        text = page.read_text()
+        m = pages.QUOTE.search(text)
+        if m:
+            break
+    else:
+        pytest.skip("no page quotes source")
+    mutated = text[:m.start("version")] + "0.0.1" + text[m.end("version"):]
+    new = _new(text, mutated)
+    assert any(f"no environment pins {m['dist']}==0.0.1" in p for p in new), new
+
+
+def test_quote_of_a_pinned_release_is_not_a_failure():
+    env = envs.default()
+    dist, version = next((d, v) for d, v in env.pins().items() if d in ("tensorflow", "tensorflow-cpu"))
+    text = f'# T\n\n```python title="{dist} {version} · tensorflow/__init__.py"\nimport nothing_of_the_sort\n```\n'
+    skipped = []
+    problems = pages.audit(text, skipped=skipped)
+    assert not any("no environment pins" in p for p in problems)
+    assert skipped or problems  # checked (and not verbatim) where built, skipped where not
+
+
+# ---- (c) and (d): comments, includes, outcome boxes ----------------------------------------------
+
+def test_include_moved_into_a_comment(entry_page):
+    text, entry, snippet = entry_page
+    fence = next(m for m in pages.FENCE.finditer(text) if f'--8<-- "{snippet}:example"' in m["body"])
+    mutated = text[:fence.start()] + "<!--\n" + fence.group(0) + "\n-->" + text[fence.end():]
+    new = _new(text, mutated, entry)
+    assert any(f"snippet {snippet} is not included" in p for p in new), new
+
+
+def test_outcome_box_removed(entry_page):
+    text, entry, snippet = entry_page
+    mutated = re.sub(r"\{\{\s*outcome\(\s*\"" + re.escape(snippet) + r"\"[^}]*\}\}", "", text)
+    new = _new(text, mutated, entry)
+    assert any(f"snippet {snippet} has no outcome box" in p for p in new), new
+
+
+def test_outcome_box_moved_into_a_comment(entry_page):
+    text, entry, snippet = entry_page
+    mutated = re.sub(r"(\{\{\s*outcome\(\s*\"" + re.escape(snippet) + r"\"[^}]*\}\})", r"<!-- \1 -->", text)
+    new = _new(text, mutated, entry)
+    assert any(f"snippet {snippet} has no outcome box" in p for p in new), new
+
+
+def test_include_fence_must_be_titled_with_the_file(entry_page):
+    text, entry, snippet = entry_page
+    mutated = text.replace(f'```python title="snippets/{snippet}"', "```python title=\"somewhere\"", 1)
+    new = _new(text, mutated, entry)
+    assert any("snippet include's fence" in p for p in new), new
+
+
+# ---- (e) typed versions --------------------------------------------------------------------------
+
+def test_claim_turned_into_typed_prose(entry_page):
+    text, entry, snippet = entry_page
+    env = envs.default().name
+    said = f'\nIt raises on {{{{ claim("{snippet}", "raises", "{env}") }}}}.\n'
+    typed = f"\nIt passes on {env}.\n"
+    assert _new(text, text + said, entry) == []
+    new = _new(text, text + typed, entry)
+    assert any(f"typed environment name '{env}'" in p and "claim(" in p for p in new), new
+
+
+FLAGGED = ["tf.keras 2.4", "TF 2.15", "TensorFlow 2.16", "tf 2.4.1", "Keras 2.15", "tf-keras 2.21", "tensorflow-cpu 2.1.0",
+           "2.4.1", "1.15.0", "tf2.21-keras3", "`tf2.4`", "tf2.0.4", "tf2.16", "(v2.5.0)"]
+NOT_FLAGGED = ["Python 3.11", "Python 3.11.7", "Keras 3", "TF 2", "TF 1.x", "TF 2.x", "0.5", "1e-3",
+               "tf.keras", "tf.distribute", "`dense/kernel/replica_1`", "4 replicas"]
+
+
+@pytest.mark.parametrize("typed", FLAGGED)
+def test_typed_version_is_flagged(typed):
+    problems = pages.audit(f"# T\n\nIt changed in {typed} somewhere.\n")
+    assert len(problems) == 1 and problems[0].startswith("line 3: typed") and "claim(" in problems[0], problems
+
+
+@pytest.mark.parametrize("prose", NOT_FLAGGED)
+def test_not_a_typed_version(prose):
+    assert pages.audit(f"# T\n\nIt changed in {prose} somewhere.\n") == []
+
+
+def test_where_versions_may_appear():
+    text = ("---\ntitle: Why TF 2.4.1 differs\n---\n\n# Why TF 2.4.1 differs from tf2.5\n\n"
+            "The seed answer says <q>upgrade to TF 2.5.0,\nit fixes tf2.4</q>.\n"
+            '{{ claim("TFD001/x.py", "raises", "tf2.4") }} and {% set v = "TF 2.4.1" %}\n'
+            "<!-- TF 2.4.1 -->\n"
+            '```python title="tensorflow 2.4.1 · tensorflow/x.py"\n'
+            "```\n"
+            '!!! note "Not run: shows the version"\n\n    ```text\n    2.4.1\n    ```\n')
+    assert not [p for p in pages.audit(text) if "typed" in p], pages.audit(text)
+
+
+def test_line_numbers_survive_comments_and_macros():
+    text = "# T\n\n<!--\n\n-->\n{{ x(\n) }}\nOn tf2.4 it fails.\n"
+    assert pages.audit(text) == [pages.audit(text)[0]] and pages.audit(text)[0].startswith("line 8:")
+
+
+# ---- the macros against the committed evidence ----------------------------------------------------
+
+def test_claim_word_changed_from_raises_to_passes():
+    known = {e.name for e in envs.load()}
+    for (snippet, env), record in sorted(evidence.load().items()):
+        path = envs.ROOT / snippet
+        if record["outcome"] == "raised" and env in known and path.exists() and runner.sha256(path) == record["sha256"]:
+            break
+    else:
+        pytest.skip("no current evidence of a raised run")
+    name = path.relative_to(runner.SNIPPETS).as_posix()
+    assert macros.claim(name, "raises", env) == macros.version(env)
+    assert macros.claim(name, f"raises {record['exception']}", env) == macros.version(env)
+    with pytest.raises(ValueError, match=rf"does not 'passes' on {re.escape(env)}"):
+        macros.claim(name, "passes", env)
+
+
+# ---- the macros on synthetic evidence ----------------------------------------------------------------
+
+ENVS = [("tf2.21-keras3", "2.21.0", "keras", "3.15.1"), ("tf2.21-tfkeras", "2.21.0", "tf-keras", "2.21.0"),
+        ("tf1.15", "1.15.0", "tf.keras", None), ("tf2.0.4", "2.0.4", "tf.keras", None),
+        ("tf2.1.0", "2.1.0", "tf.keras", None), ("tf2.2", "2.2.3", "tf.keras", "2.3.0-tf")]
+RELEASES = ["1.15.0", "1.15.2", "2.0.4", "2.1.0", "2.1.1", "2.2.0", "2.2.3", "2.21.0"]
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    """Environments, lock files, one snippet, its evidence and the release list, all synthetic.
+    Returns set_outcomes(**{env: outcome}) which rewrites the evidence."""
+    pins = tmp_path / "pins"
+    pins.mkdir()
+    for name, tf, _, _ in ENVS:
+        (pins / f"{name}.txt").write_text(f"tensorflow=={tf}\n")
+    (tmp_path / "releases.txt").write_text("# header\n" + "\n".join(RELEASES) + "\n")
+    snippet = tmp_path / "snippets" / "TFD999" / "x.py"
+    snippet.parent.mkdir(parents=True)
+    snippet.write_text("print('x')\n")
+    monkeypatch.setattr(envs, "ROOT", tmp_path)
+    monkeypatch.setattr(envs, "PINS", pins)
+    monkeypatch.setattr(envs, "load", lambda: [envs.Env(n, "3.11", "") for n, *_ in ENVS])
+    monkeypatch.setattr(runner, "SNIPPETS", tmp_path / "snippets")
+    monkeypatch.setattr(macros, "RELEASES", tmp_path / "releases.txt")
+    monkeypatch.delenv("TFDIST_PREVIEW", raising=False)
+    declared = {}
+    monkeypatch.setattr(runner, "expectations", lambda path: {n: declared.get(n, expect.Expectation("passes"))
+                                                              for n, *_ in ENVS})
+    sha = runner.sha256(snippet)
+
+    def set_outcomes(**outcomes):
+        records = {}
+        for name, tf, package, keras in ENVS:
+            said = outcomes.get(name.replace(".", "_").replace("-", "_"), "passed")
+            if said == "wrong":
+                declared[name], said = expect.Expectation("prints", match="x"), "passed"
+            exception = said.split(":")[1] if said.startswith("raised") else None
+            records[("snippets/TFD999/x.py", name)] = {
+                "snippet": "snippets/TFD999/x.py", "env": name, "tensorflow": tf, "keras": keras,
+                "keras_package": package, "python": "3.11.7", "sha256": sha, "outcome": said.split(":")[0],
+                "exception": exception, "message": "m", "reason": "r" if said == "not-applicable" else None,
+                "replicas": 4, "seconds": 60.0, "stdout": ""}
+        monkeypatch.setattr(evidence, "load", lambda path=None: records)
+        return records
+    return set_outcomes
+
+
+def test_claim_renders_the_named_environments(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
+    assert macros.claim("TFD999/x.py", "raises", "tf1.15", "tf2.0.4") == "TF 1.15.0 and TF 2.0.4"
+    assert macros.claim("TFD999/x.py", "raises RuntimeError", "tf1.15") == "TF 1.15.0"
+    assert macros.claim("TFD999/x.py", "raises") == "TF 1.15.0 and TF 2.0.4"
+    assert macros.claim("TFD999/x.py", "passes", "tf2.21-keras3", "tf2.21-tfkeras") == \
+        "TF 2.21.0 with Keras 3.15.1 and TF 2.21.0 with tf-keras 2.21.0"
+    assert macros.claim("TFD999/x.py", "passes") == ("TF 2.21.0 with Keras 3.15.1, TF 2.21.0 with tf-keras 2.21.0, "
+                                                     "TF 2.1.0 and TF 2.2.3")
+
+
+def test_claim_words(world):
+    world(tf1_15="timed-out", tf2_0_4="not-applicable", tf2_1_0="wrong")
+    assert macros.claim("TFD999/x.py", "hangs") == "TF 1.15.0"
+    assert macros.claim("TFD999/x.py", "n/a") == "TF 2.0.4"
+    assert macros.claim("TFD999/x.py", "wrong-result") == "TF 2.1.0"
+    with pytest.raises(ValueError, match="does not 'passes' on tf2.1.0"):
+        macros.claim("TFD999/x.py", "passes", "tf2.1.0")  # a documented wrong result does not pass
+
+
+@pytest.mark.parametrize("args, error", [
+    (("passes", "tf1.15"), r"does not 'passes' on tf1.15 \(recorded: tf1.15: raises ValueError\)"),
+    (("raises TypeError", "tf1.15"), "does not 'raises TypeError' on tf1.15"),
+    (("raises", "tf1.15", "tf2.2"), "does not 'raises' on tf2.2"),
+    (("hangs",), "'hangs' in no environment"),
+    (("passes", "tf9.9"), "unknown environment 'tf9.9'"),
+    (("pass", "tf1.15"), "outcome 'pass' is not one of"),
+])
+def test_claim_fails_when_the_evidence_disagrees(world, args, error):
+    world(tf1_15="raised:ValueError")
+    with pytest.raises(ValueError, match=error):
+        macros.claim("TFD999/x.py", *args)
+
+
+def test_claim_on_stale_evidence(world, monkeypatch):
+    world(tf1_15="raised:ValueError")
+    (runner.SNIPPETS / "TFD999" / "x.py").write_text("print('changed')\n")
+    with pytest.raises(macros.StaleEvidence, match="stale: run make matrix"):
+        macros.claim("TFD999/x.py", "raises", "tf1.15")
+    with pytest.raises(macros.StaleEvidence, match="no snippet"):
+        macros.claim("TFD999/nothing.py", "raises", "tf1.15")
+    monkeypatch.setenv("TFDIST_PREVIEW", "1")
+    assert "preview only" in macros.claim("TFD999/x.py", "raises", "tf1.15")
+    assert "preview only" in macros.bisection("TFD999/x.py")
+    with pytest.raises(ValueError, match="unknown environment"):
+        macros.claim("TFD999/x.py", "raises", "tf9.9")
+
+
+def test_claim_mismatch_fails_in_preview_too(world, monkeypatch):
+    world(tf1_15="raised:ValueError")
+    monkeypatch.setenv("TFDIST_PREVIEW", "1")
+    with pytest.raises(ValueError, match="does not 'passes'"):
+        macros.claim("TFD999/x.py", "passes", "tf1.15")
+
+
+def test_version(world):
+    records = world(tf2_2="not-applicable")
+    assert macros.version("tf1.15") == "TF 1.15.0"
+    assert macros.version("tf2.21-tfkeras") == "TF 2.21.0 with tf-keras 2.21.0"
+    with pytest.raises(ValueError, match="unknown environment 'tf2.4'"):
+        macros.version("tf2.4")
+    with pytest.raises(ValueError, match="no executed run on tf2.2"):
+        macros.version("tf2.2")
+    records[("snippets/TFD999/x.py", "tf1.15")]["tensorflow"] = "1.15.2"
+    with pytest.raises(ValueError, match="recorded with TensorFlow 1.15.2, but its lock file pins 1.15.0"):
+        macros.version("tf1.15")
+
+
+def test_bisection_finds_adjacent_releases(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
+    assert macros.bisection("TFD999/x.py") == ("TF 2.0.4 is the last release that raises it and TF 2.1.0 the first "
+                                               "that passes; no TensorFlow release lies between them")
+
+
+def test_bisection_ignores_environments_where_it_does_not_apply(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="not-applicable")
+    with pytest.raises(ValueError, match="not adjacent releases: 1.15.2, 2.0.4 lie between them"):
+        macros.bisection("TFD999/x.py")
+
+
+def test_bisection_non_adjacent_releases_fail(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_1_0="raised:RuntimeError")
+    with pytest.raises(ValueError, match=r"TF 2.1.0 \(raises RuntimeError\) and TF 2.2.3 \(passes\) are not adjacent"
+                                         r" releases: 2.1.1, 2.2.0 lie between them"):
+        macros.bisection("TFD999/x.py")
+
+
+def test_bisection_two_changes_fail(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_21_keras3="timed-out",
+          tf2_21_tfkeras="timed-out")
+    with pytest.raises(ValueError, match="changes 2 times, not once"):
+        macros.bisection("TFD999/x.py")
+    # named environments bisect the first change only
+    assert macros.bisection("TFD999/x.py", "tf1.15", "tf2.0.4", "tf2.1.0").startswith("TF 2.0.4 is the last")
+
+
+def test_bisection_no_change_fails(world):
+    world()
+    with pytest.raises(ValueError, match="changes 0 times"):
+        macros.bisection("TFD999/x.py")
+
+
+def test_bisection_same_release_must_agree(world):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_21_keras3="raised:ValueError")
+    with pytest.raises(ValueError, match="on TF 2.21.0 differs between environments"):
+        macros.bisection("TFD999/x.py")
+
+
+def test_bisection_release_missing_from_the_list(world, monkeypatch):
+    world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
+    (macros.RELEASES).write_text("1.15.0\n2.0.4\n")
+    with pytest.raises(ValueError, match="TF 2.1.0 is not in releases.txt"):
+        macros.bisection("TFD999/x.py")
+
+
+def test_release_list_is_final_releases_in_order():
+    releases = [line for line in (envs.PACKAGE / "envs" / "tensorflow-releases.txt").read_text().splitlines()
+                if line and not line.startswith("#")]
+    assert all(re.fullmatch(r"\d+\.\d+\.\d+", r) for r in releases)
+    assert releases == sorted(releases, key=macros._key) and len(set(releases)) == len(releases)
+    assert {"1.15.0", "2.0.4", "2.1.0", "2.21.0"} <= set(releases)
+
+
+# ---- whole messages --------------------------------------------------------------------------------
+
+WHOLE = ("in user code:\n\n    File \"x.py\", line 3, in step  *\n        opt.apply(grads)\n\n"
+         "    ValueError: Need to be inside `strategy.scope()` <for> *this* [variable] | x_y\n")
+
+
+def test_outcome_shows_headline_and_whole_message(world):
+    records = world(tf1_15="raised:ValueError")
+    record = records[("snippets/TFD999/x.py", "tf1.15")]
+    record.update(message=WHOLE.strip(), headline="Need to be inside `strategy.scope()` <for> *this* [variable] | x_y")
+    box = macros.outcome("TFD999/x.py", "tf1.15")
+    assert "ValueError: Need to be inside `strategy.scope()`" in box
+    assert '??? note "Whole message"' in box and "in user code:" in box
+    record.update(message="Need to be inside", headline=None)  # evidence before headlines were recorded
+    box = macros.outcome("TFD999/x.py", "tf1.15")
+    assert "ValueError: Need to be inside" in box and "Whole message" not in box
+
+
+def test_outcome_fence_is_not_closed_by_the_message(world):
+    records = world(tf1_15="raised:ValueError")
+    records[("snippets/TFD999/x.py", "tf1.15")].update(message="a\n```\nb", headline="a")
+    box = macros.outcome("TFD999/x.py", "tf1.15")
+    assert "````text\n" in box
+
+
+def test_cell_tooltip_has_no_html_tags():
+    headline = "Need to be inside `strategy.scope()` <for> *this* [variable] | x_y & \"z\""
+    record = {"outcome": "raised", "exception": "ValueError", "message": WHOLE, "headline": headline}
+    table = "| a | b |\n|---|---|\n| x | " + macros._cell(record, expect.Expectation("raises")) + " |\n"
+    rendered = markdown.markdown(table, extensions=["tables", "md_in_html", "attr_list"])
+    title = re.search(r'title="([^"]*)"', rendered).group(1)
+    assert "<" not in title and html.unescape(title) == f"ValueError: {headline}", rendered
+    assert rendered.count("<td>") == 2  # the | in the message did not split the cell
