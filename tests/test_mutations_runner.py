@@ -127,11 +127,28 @@ def test_witness_problems(change, outcome, problem):
     ("Graph execution error:\n\nDetected at node StatefulPartitionedCall defined at (most recent call last):\n"
      "<stack traces unavailable>\nTrying to access a placeholder that is not supposed to be executed.\n"
      "\t [[{{node x}}]] [Op:__inference_train_function_99]", "Trying to access a placeholder that is not supposed to be executed."),
+    ("Graph execution error:\n\nDetected at node cond/Placeholder defined at (most recent call last):\n"
+     "  File \"<frozen runpy>\", line 198, in _run_module_as_main\n\n4 root error(s) found.\n"
+     "  (0) INVALID_ARGUMENT:  You must feed a value for placeholder tensor 'p' with dtype int32\n"
+     "\t [[{{node cond/Placeholder}}]]\n  (1) INVALID_ARGUMENT:  You must feed a value\n0 successful operations.",
+     "You must feed a value for placeholder tensor 'p' with dtype int32"),
+    ("in user code:\n\n    File \"…/tf_keras/src/optimizers/optimizer.py\", line 1431, in apply_fn\n"
+     "        distribution.extended.update(\n\n    AssertionError: ",
+     "AssertionError with no message, raised at \"…/tf_keras/src/optimizers/optimizer.py\", line 1431, "
+     "in apply_fn: distribution.extended.update("),
     ("Tried to create variable dense/kernel/replica_1/E/ with mismatching name on device 1",
      "Tried to create variable dense/kernel/replica_1/E/ with mismatching name on device 1"),
 ])
 def test_headline_names_the_problem(message, headline):
     assert messages.headline(message) == headline
+
+
+def test_long_traceback_in_a_message_is_shortened_before_the_message_is_cut():
+    frames = "".join('  File "f%d.py", line 1, in g\n\n' % i for i in range(500))
+    text = "Graph execution error:\n\nDetected at node n defined at (most recent call last):\n" + frames + \
+        "1 root error(s) found.\n  (0) INVALID_ARGUMENT: the real problem"
+    capped = messages.cap(text)
+    assert len(capped) < messages.CAP and capped.endswith("the real problem") and "494 frames left out" in capped
 
 
 def test_whole_message_is_capped_keeping_start_and_end():

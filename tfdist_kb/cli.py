@@ -18,7 +18,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from . import envs, evidence, expect, registry, runner
+from . import envs, evidence, expect, macros, registry, runner
 
 
 
@@ -52,7 +52,10 @@ def cmd_explain(args) -> int:
     if not entry.page.exists():
         raise UsageError(f"{entry.id} is registered but its page {entry.page.relative_to(envs.ROOT)} is missing")
     meta, body = registry.front_matter(entry.page)
-    answer = re.sub(r"\{\{.*?\}\}", "", _section(body, "Short answer")).strip()
+    try:
+        answer = macros.render_prose(_section(body, "Short answer")).strip()
+    except ValueError as error:
+        raise UsageError(f"{entry.id}: the page's short answer disagrees with the evidence: {error}") from None
     records = evidence.load()
     print(f"{entry.id}: {entry.title}\n")
     for paragraph in answer.split("\n\n"):

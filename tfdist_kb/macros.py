@@ -102,7 +102,8 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
     how = ("ran, with the wrong result shown" if wrong else "passed") if record["outcome"] == "passed" \
         else f"raised {record['exception']}"
-    title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas"
+    on = f" on {', '.join(record['ran_on'])}" if record.get("ran_on") else ""
+    title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas{on}"
     body = []
     if record.get("stdout"):
         body.append(_fence(record["stdout"]))
@@ -320,6 +321,19 @@ def entries() -> str:
         if entry.status == "published":
             lines.append(f"- [**{entry.id}** — {entry.title}](e/{entry.id}.md)")
     return "\n".join(lines) + "\n"
+
+
+def render_prose(text: str) -> str:
+    """`text` with its claim/version/bisection calls rendered and every other macro call left out:
+    prose for a terminal (`tfdist explain`)."""
+    import jinja2
+
+    def nothing(*args, **kwargs):
+        return ""
+
+    names = {"claim": claim, "version": version, "bisection": bisection}
+    calls = {name: nothing for name in ("outcome", "outcomes", "verified_on", "entries")}
+    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).render(**calls, **names)
 
 
 def define_env(env):  # mkdocs-macros entry point

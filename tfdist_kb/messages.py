@@ -58,8 +58,36 @@ def without_tf_logs(stderr: str) -> str:
     return "\n".join(line for line in stderr.splitlines() if not _TF_LOG.match(line))
 
 
+def _fewer_frames(text: str, keep: int = 3) -> str:
+    """Each run of traceback frames (`File "...", line N` lines, their source lines, blank lines)
+    cut to its first and last `keep` frames: the frames in between say where, not what."""
+    lines, out, run = text.splitlines(), [], []
+
+    def flush():
+        frames = [i for i, line in enumerate(run) if line.lstrip().startswith('File "')]
+        if len(frames) > 2 * keep:
+            cut_from, cut_to = frames[keep], frames[-keep]
+            run[cut_from:cut_to] = [run[cut_from][:len(run[cut_from]) - len(run[cut_from].lstrip())]
+                                    + f"[… {len(frames) - 2 * keep} frames left out …]"]
+        out.extend(run)
+        run.clear()
+
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith('File "') or not line.strip() or (run and _is_code(lines, i)):
+            run.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
 def cap(text: str, limit: int = CAP) -> str:
-    """At most `limit` characters: the start and the end of a longer message, the middle elided."""
+    """At most `limit` characters: long tracebacks inside the message shortened first, then the
+    start and the end of what is still too long, the middle elided."""
+    if len(text) <= limit:
+        return text
+    text = _fewer_frames(text)
     if len(text) <= limit:
         return text
     head = text[: limit // 2].rsplit("\n", 1)[0]
@@ -72,15 +100,32 @@ def _is_code(lines: list[str], i: int) -> bool:
     return i > 0 and lines[i - 1].lstrip().startswith('File "')
 
 
+_ROOT_ERRORS = re.compile(r"^\d+ root error\(s\) found\.?$")
+_FIRST_ROOT = re.compile(r"^\s*\(0\)\s*(?:[A-Z_]+:\s*)?(\S.*)$")
+_BARE_RAISE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception))\s*:?\s*$")
+
+
 def headline(message: str) -> str:
     """The one line of `message` that names the problem (without a repeated exception name)."""
-    lines = [line for line in (message or "").splitlines()]
-    raised = [m.group(2) for i, line in enumerate(lines)
+    lines = (message or "").splitlines()
+    raised = [(i, m.group(2)) for i, line in enumerate(lines)
               if (m := _RAISED.match(line)) and not _is_code(lines, i)]
-    if raised and _FRAME.match(lines[0] if lines else ""):
-        return raised[-1].strip()  # the innermost error inside a wrapper
+    wrapped = bool(lines) and _FRAME.match(lines[0])
+    if raised and wrapped:
+        return raised[-1][1].strip()  # the innermost error inside a wrapper
     for i, line in enumerate(lines):
         text = line.strip()
-        if text and not _FRAME.match(line) and not _is_code(lines, i):
-            return text
-    return (lines[0].strip() if lines else "")
+        if not text or _FRAME.match(line) or _is_code(lines, i):
+            continue
+        if _ROOT_ERRORS.match(text):  # several replicas failed: the first one's own message
+            first = next((m.group(1) for later in lines[i + 1:] if (m := _FIRST_ROOT.match(later))), None)
+            if first:
+                return first.strip()
+        if wrapped and (bare := _BARE_RAISE.match(line)):  # an `assert` without a message: say where
+            frames = [(lines[j].strip()[len("File "):], lines[j + 1].strip() if j + 1 < i else "")
+                      for j in range(i) if lines[j].lstrip().startswith('File "')]
+            if frames:
+                where, code = frames[-1]
+                return f"{bare.group(1)} with no message, raised at {where}" + (f": {code}" if code else "")
+        return text
+    return lines[0].strip() if lines else ""

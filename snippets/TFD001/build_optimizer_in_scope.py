@@ -4,6 +4,7 @@
 # "tf1.15" = { not-applicable = "TF 1.15 has no Strategy.run and no eager custom loops; its MirroredStrategy does not use the 4 logical CPU devices" }
 # ///
 # --8<-- [start:example]
+import numpy as np
 import tensorflow as tf
 
 strategy = tf.distribute.MirroredStrategy()
@@ -27,8 +28,8 @@ kernel = model.trainable_variables[0]
 opt_vars = optimizer.variables() if callable(optimizer.variables) else optimizer.variables
 print("slots before the first step:", len([v for v in opt_vars if tuple(v.shape) == tuple(kernel.shape)]))
 
-features = tf.ones((8, 3))
-labels = tf.zeros((8, 2))
+features = tf.random.stateless_normal((32, 3), seed=(1, 2))  # 4 steps of 8 examples
+labels = tf.random.stateless_normal((32, 2), seed=(3, 4))
 dataset = strategy.experimental_distribute_dataset(
     tf.data.Dataset.from_tensor_slices((features, labels)).batch(8))
 
@@ -54,6 +55,10 @@ slots = [tf_variable(v) for v in opt_vars if tuple(v.shape) == tuple(kernel.shap
 print("replica ids:", replica_ids)
 print("kernel slots:", sorted(type(s).__name__ for s in slots))
 print("steps taken:", int(tf_variable(optimizer.iterations).numpy()))
+copies = [c.numpy() for c in strategy.experimental_local_results(tf_variable(kernel))]
+identical = all(np.array_equal(copies[0], c) for c in copies)
+print("kernel copies identical after the steps:", identical)
 assert replica_ids == [0, 1, 2, 3]
 assert slots and all(type(s).__name__ == "MirroredVariable" for s in slots)
+assert len(copies) == 4 and identical
 # --8<-- [end:example]
