@@ -53,6 +53,9 @@ def test_evidence_differences_are_named():
     committed = {"outcome": "passed", "stdout": "a", "replicas": 4}
     assert evidence.differences(committed, dict(committed)) == []
     assert evidence.differences(committed, dict(committed, stdout="b")) == ["stdout: committed 'a', now 'b'"]
+    raised = {"outcome": "raised", "headline": "You must feed a value for placeholder tensor 'cond/Placeholder_3'"}
+    assert evidence.differences(raised, dict(raised, headline=raised["headline"].replace("_3", ""))) == []
+    assert evidence.differences(raised, dict(raised, headline="another problem"))
 
 
 def test_normalise_removes_addresses_and_temp_paths():

@@ -82,6 +82,15 @@ def _fewer_frames(text: str, keep: int = 3) -> str:
     return "\n".join(out)
 
 
+_NAME_SUFFIX = re.compile(r"(?<=[A-Za-z])_\d+\b")
+
+
+def without_name_suffixes(text: str | None) -> str | None:
+    """`text` with the numeric suffixes TensorFlow gives repeated graph names (`Placeholder_3`)
+    left out: which replica's node a message names can change between two runs."""
+    return _NAME_SUFFIX.sub("", text) if text else text
+
+
 def cap(text: str, limit: int = CAP) -> str:
     """At most `limit` characters: long tracebacks inside the message shortened first, then the
     start and the end of what is still too long, the middle elided."""

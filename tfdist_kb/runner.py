@@ -130,13 +130,15 @@ def _last_output(stdout: str, stderr: str) -> str:
     return f"stdout: {printed}" + (f"\nstderr (TensorFlow's log lines left out): {errors}" if errors else "")
 
 
-def _proof(job: Job, outcome: str, record: dict | None) -> list[str]:
-    """The 4-device proof of a run (witness.problems), named after the run; RunnerError if it fails."""
+def _proof(job: Job, outcome: str, record: dict | None) -> list[str] | None:
+    """The 4-device proof of a run (witness.problems), named after the run; RunnerError if it fails.
+    Returns the devices all 4 replicas ran on, for a passing run (how many replicas got to run
+    before an error stopped them depends on thread timing: not recorded)."""
     problems = witness.problems(record, outcome)
     if problems:
         raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run does not prove {REPLICAS} replicas "
                           f"on {REPLICAS} distinct devices: " + "; ".join(problems))
-    return witness.ran_on(record)
+    return witness.ran_on(record) if outcome == "passed" else None
 
 
 def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
