@@ -1,6 +1,6 @@
 # /// tfdist
 # [expect]
-# default = { prints = "kernel copies equal: False" }
+# default = { prints = "kernel copies equal: False\\n.*\\nsame prediction on every replica: False" }
 # "tf2.4" = { raises = "ValueError", match = "Trying to create optimizer slot variable under the scope for tf\\.distribute\\.Strategy \\(<tensorflow\\.python\\.distribute\\.distribute_lib\\._DefaultDistributionStrategy" }
 # "tf2.21-keras3" = { raises = "RuntimeError", match = "Need to be inside \"with strategy\\.scope\\(\\)\" for" }
 # "tf1.15" = { not-applicable = "TF 1.15 has no Strategy.run and no eager custom loops; its MirroredStrategy does not use the 4 logical CPU devices" }
@@ -38,4 +38,11 @@ print("kernel:", type(kernel).__name__)
 print("kernel slots:", sorted(type(s).__name__ for s in slots))
 print("kernel[0, 0] on each replica:", [round(c, 4) for c in copies])
 print("kernel copies equal:", all(abs(c - copies[0]) < 1e-6 for c in copies))
+
+# Then the model is used on the 4 replicas, each given the same input.
+predictions = strategy.run(lambda: model(tf.ones((1, 3))))
+per_replica = [round(float(p[0, 0]), 4) for p in strategy.experimental_local_results(predictions)]
+print("prediction for the same input on each replica:", per_replica)
+print("same prediction on every replica:", len(set(per_replica)) == 1)
+assert len(per_replica) == 4
 # --8<-- [end:example]

@@ -46,4 +46,13 @@ print("kernel:", type(tf_variable(kernel)).__name__)
 print("kernel slots:", sorted(type(s).__name__ for s in slots))
 print("steps taken:", int(tf_variable(optimizer.iterations).numpy()))
 assert int(tf_variable(optimizer.iterations).numpy()) == 3
+
+# Then the trained model is used on the 4 replicas: each one reads the single copy of the weights.
+predictions, ids = strategy.run(
+    lambda: (model(x[:1]), tf.distribute.get_replica_context().replica_id_in_sync_group))
+replica_ids = [int(i) for i in strategy.experimental_local_results(ids)]
+per_replica = [round(float(p[0, 0]), 4) for p in strategy.experimental_local_results(predictions)]
+print("replica ids:", replica_ids)
+print("same prediction on every replica:", len(set(per_replica)) == 1)
+assert replica_ids == [0, 1, 2, 3] and len(set(per_replica)) == 1
 # --8<-- [end:example]

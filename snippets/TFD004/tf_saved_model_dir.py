@@ -1,12 +1,13 @@
 # /// tfdist
 # [expect]
-# default = "passes"
+# default = { prints = "loaded model: replica ids \\[0, 1, 2, 3\\]; ids seen inside the model \\[0, 0, 0, 0\\]; outputs \\[3\\.0, 6\\.0, 9\\.0, 12\\.0\\]\\n  Python calls of IdLayer\\.call: 0; lines written by tf\\.print: 4\\n    4 x global_replica_id: 0$" }
 # "tf1.15" = { not-applicable = "strategy.run and experimental_distribute_values_from_function are TF 2 APIs (TF 1.15 has experimental_run_v2 only)" }
 # "tf2.15" = { raises = "ValueError", match = "exported with `tf.saved_model.save`, and lacks the Keras metadata file" }
 # "tf2.21-tfkeras" = { raises = "ValueError", match = "exported with `tf.saved_model.save`, and lacks the TF-Keras metadata file" }
 # "tf2.21-keras3" = { raises = "ValueError", match = "legacy SavedModel format is not supported by `load_model\\(\\)` in Keras 3" }
 # ///
 # --8<-- [start:example]
+import atexit
 import os
 import shutil
 import tempfile
@@ -14,16 +15,20 @@ import tempfile
 import tensorflow as tf
 
 strategy = tf.distribute.MirroredStrategy()
+tmp = tempfile.mkdtemp()
+atexit.register(shutil.rmtree, tmp, True)
+LOG = os.path.join(tmp, "tf_print.log")  # the layer's tf.print writes here, so that its lines can be counted
 python_calls = []  # grows each time IdLayer.call runs as Python code (= each trace)
 
 
 class IdLayer(tf.keras.layers.Layer):
-    """Outputs, for each example, the id of the replica that computed it."""
+    """Logs the replica id as in the report, and outputs it for each example."""
 
     def call(self, inputs):
         python_calls.append(1)
         ctx = tf.distribute.get_replica_context()  # None in cross-replica context
         rid = ctx.replica_id_in_sync_group if ctx is not None else -1
+        tf.print("global_replica_id: {}".format(rid), output_stream="file://" + LOG)  # the report's log line
         return tf.zeros_like(inputs[:, :1]) + tf.cast(rid, tf.float32)
 
 
@@ -36,6 +41,7 @@ class Demo(tf.keras.Model):
     def call(self, x):
         return self.dense(x), self.ids(x)
 
+
 @tf.function
 def step(model, x):
     logits, ids_in_model = model(x)
@@ -47,14 +53,20 @@ def run_on_replicas(model, label):
     x = strategy.experimental_distribute_values_from_function(
         lambda ctx: tf.fill([2, 3], float(ctx.replica_id_in_sync_group + 1)))
     del python_calls[:]
+    open(LOG, "w").close()
     logits, ids_in_model, rid = strategy.run(step, args=(model, x))
     local = strategy.experimental_local_results
     rids = [int(r) for r in local(rid)]
     inside = [int(t[0, 0]) for t in local(ids_in_model)]
     outputs = [float(t[0, 0]) for t in local(logits)]
-    print("%s: replica ids %s; ids seen inside the model %s; outputs %s; Python calls of IdLayer.call: %d"
-          % (label, rids, inside, outputs, len(python_calls)))
+    with open(LOG) as log:
+        logged = log.read().splitlines()
+    print("%s: replica ids %s; ids seen inside the model %s; outputs %s" % (label, rids, inside, outputs))
+    print("  Python calls of IdLayer.call: %d; lines written by tf.print: %d" % (len(python_calls), len(logged)))
+    for line in sorted(set(logged)):
+        print("    %d x %s" % (logged.count(line), line))
     assert rids == [0, 1, 2, 3] and outputs == [3.0, 6.0, 9.0, 12.0]  # all 4 replicas computed
+    assert len(logged) == 4  # the log line is written once per replica at every call
     return inside
 
 
@@ -64,17 +76,13 @@ with strategy.scope():
 run_on_replicas(model, "original model")
 run_on_replicas(model, "original model, 2nd run")  # no retrace: no Python calls
 
-tmp = tempfile.mkdtemp()
-try:
-    path = os.path.join(tmp, "demo")
-    tf.saved_model.save(model, path)  # plain TensorFlow SavedModel directory
-    with strategy.scope():
-        loaded = tf.keras.models.load_model(path)
-finally:
-    shutil.rmtree(tmp)
+path = os.path.join(tmp, "demo")
+tf.saved_model.save(model, path)  # plain TensorFlow SavedModel directory, saved outside the scope
+with strategy.scope():
+    loaded = tf.keras.models.load_model(path)
 
 kinds = sorted({type(v).__name__ for v in loaded.variables})
-print("loaded variables:", kinds)
+print("loaded class:", type(loaded).__module__ + "." + type(loaded).__name__, "variables:", kinds)
 assert kinds == ["MirroredVariable"]
 run_on_replicas(loaded, "loaded model")
 # --8<-- [end:example]
