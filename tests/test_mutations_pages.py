@@ -250,13 +250,13 @@ def world(tmp_path, monkeypatch):
 
 def test_claim_renders_the_named_environments(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
-    assert macros.claim("TFD999/x.py", "raises", "tf1.15", "tf2.0.4") == "TF 1.15.0 and TF 2.0.4"
+    assert macros.claim("TFD999/x.py", "raises", "tf2.0.4", "tf1.15") == "TF 1.15.0 and 2.0.4"  # version order
     assert macros.claim("TFD999/x.py", "raises RuntimeError", "tf1.15") == "TF 1.15.0"
-    assert macros.claim("TFD999/x.py", "raises") == "TF 1.15.0 and TF 2.0.4"
+    assert macros.claim("TFD999/x.py", "raises") == "TF 1.15.0 and 2.0.4"
     assert macros.claim("TFD999/x.py", "passes", "tf2.21-keras3", "tf2.21-tfkeras") == \
         "TF 2.21.0 with Keras 3.15.1 and TF 2.21.0 with tf-keras 2.21.0"
-    assert macros.claim("TFD999/x.py", "passes") == ("TF 2.21.0 with Keras 3.15.1, TF 2.21.0 with tf-keras 2.21.0, "
-                                                     "TF 2.1.0 and TF 2.2.3")
+    assert macros.claim("TFD999/x.py", "passes") == ("TF 2.1.0, TF 2.2.3, TF 2.21.0 with Keras 3.15.1 and "
+                                                     "TF 2.21.0 with tf-keras 2.21.0")
 
 
 def test_claim_words(world):

@@ -52,8 +52,9 @@ def cmd_explain(args) -> int:
     if not entry.page.exists():
         raise UsageError(f"{entry.id} is registered but its page {entry.page.relative_to(envs.ROOT)} is missing")
     meta, body = registry.front_matter(entry.page)
+    short = re.split(r"^(?:!!!|\?\?\?)", _section(body, "Short answer"), maxsplit=1, flags=re.MULTILINE)[0]
     try:
-        answer = macros.render_prose(_section(body, "Short answer")).strip()
+        answer = macros.render_prose(short).strip()
     except ValueError as error:
         raise UsageError(f"{entry.id}: the page's short answer disagrees with the evidence: {error}") from None
     records = evidence.load()
@@ -104,8 +105,8 @@ def cmd_matrix(args) -> int:
         for problem in runner.judge(job, results[(job.rel, job.env.name)]):
             problems += 1
             print(f"[matrix] {job.rel} on {job.env.name}: {problem}", file=sys.stderr)
-    kept = {k: v for k, v in evidence.load().items()
-            if k[1] not in {e.name for e in selected} and (envs.ROOT / k[0]).exists()}
+    known = {e.name for e in envs.load()} - {e.name for e in selected}  # records of other environments stay
+    kept = {k: v for k, v in evidence.load().items() if k[1] in known and (envs.ROOT / k[0]).exists()}
     kept.update(results)
     evidence.save(list(kept.values()), [e.name for e in envs.load()])
     print(f"[matrix] {len(all_jobs)} runs in {wall:.1f} s; wrote {evidence.PATH.relative_to(envs.ROOT)}"

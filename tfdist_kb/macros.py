@@ -216,7 +216,15 @@ def claim(snippet: str, said: str, *env_names: str) -> str:
         raise ValueError(f"claim(): {snippet} does not {said!r} on {', '.join(wrong)} (recorded: {recorded})")
     if not holds:
         raise ValueError(f"claim(): {snippet} {said!r} in no environment (recorded: {recorded})")
-    return _and([_release(r) for r in holds])
+    return _releases_prose(holds)
+
+
+def _releases_prose(records: list[dict]) -> str:
+    """'TF 1.15.0, 2.4.1 and 2.15.1' in version order; each with its Keras where it needs one."""
+    labels = list(dict.fromkeys(_release(r) for r in sorted(records, key=lambda r: _key(r["tensorflow"]))))
+    if all(" with " not in label for label in labels):
+        return "TF " + _and([label[len("TF "):] for label in labels])
+    return _and(labels)
 
 
 def version(env_name: str) -> str:
