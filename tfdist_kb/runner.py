@@ -173,6 +173,8 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
     if child["outcome"] == "error":
         raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed:\n{child.get('traceback')}")
     seen = child.get("witness")
+    ran_on = _proof(job, child["outcome"], seen)  # RunnerError unless 4 replicas on 4 real devices
+    replicas = sorted({s["replicas"] for s in seen["strategies"]})
     record = _base(job)
     message = normalise(child.get("message") or "")
     record.update({
@@ -182,13 +184,11 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
         "exception": child.get("exception"),
         "message": messages.cap(message) if child["outcome"] == "raised" else None,
         "headline": messages.headline(message) if child["outcome"] == "raised" else None,
-        "replicas": sorted({s["replicas"] for s in seen["strategies"]}) if seen else None,
-        "ran_on": _proof(job, child["outcome"], seen),
+        "replicas": replicas[0] if len(replicas) == 1 else replicas, "ran_on": ran_on,
         "seconds": seconds, "stdout": normalise(stdout),
         # kept in the cache, not in the evidence file:
         "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
     })
-    record["replicas"] = record["replicas"][0] if len(record["replicas"]) == 1 else record["replicas"]
     return record
 
 
