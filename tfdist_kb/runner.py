@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime
 import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -85,7 +86,9 @@ def jobs(selected: list[Env], files: list[Path] | None = None) -> list[Job]:
 normalise = messages.normalise
 
 
+@functools.cache
 def _runner_fingerprint() -> str:
+    """Read once: the code this process runs, even if the files change while it runs."""
     return hashlib.sha256(b"".join(p.read_bytes() for p in _RUNNER_CODE)).hexdigest()[:16]
 
 
