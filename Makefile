@@ -13,12 +13,12 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml tfdist_kb/envs/dev.txt
+$(STAMP): pyproject.toml tfdist/pyproject.toml tfdist_kb/envs/dev.txt
 	@test -n "$(PYTHON311)" || { echo "make: Python 3.11 not found (install it, or set PYTHON311=/path/to/python3.11)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON311) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	$(BIN)/uv pip sync -q --python $(BIN)/python --compile-bytecode tfdist_kb/envs/dev.txt
-	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e .
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . -e ./tfdist
 	@touch $@
 
 envs: setup
@@ -41,8 +41,10 @@ test-fast: setup
 	$(BIN)/tfdist envs default
 	TFDIST_ENVS=default $(BIN)/pytest -v
 
+# Re-run every snippet, write snippets/evidence.json, then the tfdist package's error index from it.
 matrix: setup envs
 	$(BIN)/tfdist matrix
+	$(BIN)/tfdist errors
 
 bench: setup envs
 	$(BIN)/tfdist bench

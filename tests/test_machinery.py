@@ -93,8 +93,6 @@ def tfdist(*args):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["explain", "TFD1"], "is not an entry ID"),
-    (["explain", "TFD999"], "is not a known entry"),
     (["matrix", "--envs", "tf9"], "unknown environment"),
     (["run", "snippets/none.py"], "no such snippet file"),
 ])
@@ -102,12 +100,6 @@ def test_bad_input_gives_one_line_error(args, message):
     result = tfdist(*args)
     assert result.returncode == 2 and message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
-
-
-def test_explain_prints_answer_and_link():
-    result = tfdist("explain", "tfd001")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("TFD001: ") and "/e/TFD001/" in result.stdout
 
 
 def test_environment_whose_versions_differ_from_pins_is_refused(monkeypatch):

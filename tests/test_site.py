@@ -46,3 +46,51 @@ def test_missing_snippet_fails_the_build(tmp_path):
     build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config),
                             "--site-dir", str(tmp_path / "out")], capture_output=True, text=True)
     assert build.returncode != 0 and "nope.py" in build.stderr
+
+
+def test_errors_json_is_published_and_agrees_with_the_site_and_the_evidence(site):
+    """The machine API: schema, one object per registry entry, URLs that exist on this site, valid
+    signatures, and every raising run of the evidence listed under its own entry."""
+    import json
+    import re
+
+    from tfdist_kb import errors, evidence
+
+    index = json.loads((site / "errors.json").read_text())
+    assert index["schema"] == errors.SCHEMA and index["base_url"] == errors.base_url()
+    assert [e["id"] for e in index["entries"]] == list(registry.load())
+    raised = {(r["snippet"].removeprefix("snippets/"), r["env"]) for r in evidence.load().values()
+              if r["outcome"] == "raised"}
+    listed = set()
+    for entry in index["entries"]:
+        assert entry["url"] == index["base_url"] + entry["path"]
+        assert (site / entry["path"] / "index.html").exists(), f"{entry['id']}: {entry['path']} is not on the site"
+        if entry["status"] != "published":
+            continue
+        assert entry["fix"] and "\n" not in entry["fix"] and entry["signatures"] and entry["tags"]
+        for pattern in entry["signatures"]:
+            re.compile(pattern, re.IGNORECASE)
+        for run in entry["reproduced"]:
+            assert run["snippet"].startswith(entry["id"] + "/")
+            listed.add((run["snippet"], run["env"]))
+    assert listed == raised
+
+
+def test_error_index_page_lists_every_entry_and_message(site):
+    import html as html_lib
+
+    page = html_lib.unescape((site / "errors" / "index.html").read_text())
+    for entry in registry.load().values():
+        if entry.status == "published":
+            assert entry.id in page
+    assert "Trying to create optimizer slot variable under the scope" in page
+
+
+def test_no_placeholder_host_anywhere(site):
+    """Every link points at this site's configured address or at a real public page."""
+    for path in site.rglob("*"):  # (Material's own script bundle names api.github.com for its repository widget)
+        if path.suffix in (".html", ".json", ".xml") and path.is_file():
+            text = path.read_text(errors="replace")
+            for host in ("readthedocs.io", "github.com/tfdist-kb", "api.github.com", "example.com"):
+                assert host not in text, f"{path.relative_to(site)} mentions {host}"
+            assert 'data-md-component="source"' not in text, f"{path.relative_to(site)} has a repository widget"

@@ -1,80 +1,27 @@
-"""The `tfdist` command.
+"""The knowledge base's commands, reached through `tfdist` (the user-facing package's command,
+which answers `tfdist explain` itself and hands the others to this module).
 
-  tfdist explain TFD001          what an entry says, in the terminal (link tools print this ID)
   tfdist envs [ENV,...]          create/update the pinned TensorFlow environments
   tfdist matrix [--envs ENV,...] [--no-cache]   run every snippet everywhere, write snippets/evidence.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
   tfdist bench                   time the matrix: per environment and a no-change re-run
   tfdist lock [ENV,...]          recompile the lock files from tfdist_kb/envs/*.in
+  tfdist errors                  write the tfdist package's error index (registry + evidence)
 """
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
-import textwrap
 import time
 from pathlib import Path
 
-from . import envs, evidence, expect, macros, registry, runner
-
-
-
-def site_url() -> str:
-    """The published site's address, from mkdocs.yml (one place to change it)."""
-    import yaml
-
-    config = yaml.safe_load((envs.ROOT / "mkdocs.yml").read_text())
-    return config["site_url"].rstrip("/") + "/"
+from . import envs, errors, evidence, expect, registry, runner
 
 
 class UsageError(Exception):
     pass
-
-
-def _section(body: str, heading: str) -> str:
-    found = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", body, re.DOTALL | re.MULTILINE)
-    return found.group(1).strip() if found else ""
-
-
-def _verdict(record: dict, declared) -> str:
-    if record["outcome"] == "raised":
-        return f"raises {record['exception']}"
-    if record["outcome"] == "timed-out":
-        return "hangs"
-    return "prints a wrong result" if declared.kind == "prints" else "passes"
-
-
-def cmd_explain(args) -> int:
-    entry = registry.lookup(args.id)
-    if not entry.page.exists():
-        raise UsageError(f"{entry.id} is registered but its page {entry.page.relative_to(envs.ROOT)} is missing")
-    meta, body = registry.front_matter(entry.page)
-    short = re.split(r"^(?:!!!|\?\?\?)", _section(body, "Short answer"), maxsplit=1, flags=re.MULTILINE)[0]
-    try:
-        answer = macros.render_prose(short).strip()
-    except ValueError as error:
-        raise UsageError(f"{entry.id}: the page's short answer disagrees with the evidence: {error}") from None
-    records = evidence.load()
-    print(f"{entry.id}: {entry.title}\n")
-    for paragraph in answer.split("\n\n"):
-        print(textwrap.fill(" ".join(paragraph.split()), width=88), end="\n\n")
-    print("Recorded outcomes, each on 4 replicas:")
-    for path in entry.snippets:
-        rel = path.relative_to(envs.ROOT).as_posix()
-        declared = runner.expectations(path)
-        groups: dict[str, list[str]] = {}
-        for env in envs.load():
-            record = records.get((rel, env.name))
-            if record is None:
-                groups.setdefault("no evidence", []).append(env.name)
-            elif record["outcome"] != "not-applicable":
-                groups.setdefault(_verdict(record, declared[env.name]), []).append(env.name)
-        print(f"  {path.name}: " + "; ".join(f"{k} on {', '.join(v)}" for k, v in groups.items()))
-    print(f"\nFull answer: {site_url()}{entry.url}")
-    return 0
 
 
 def cmd_envs(args) -> int:
@@ -88,6 +35,12 @@ def cmd_lock(args) -> int:
     for env in envs.select(args.envs):
         envs.lock(env)
         print(f"[lock] {env.lock.relative_to(envs.ROOT)}")
+    return 0
+
+
+def cmd_errors(args) -> int:
+    path = errors.write_package_data()
+    print(f"[errors] wrote {path.relative_to(envs.ROOT)}")
     return 0
 
 
@@ -134,8 +87,31 @@ def cmd_run(args) -> int:
 
 def cmd_bench(args) -> int:
     import os
+    import subprocess
 
     cores = os.cpu_count() or 1
+    # `tfdist explain` as a process, beside the interpreter's own start-up, measured in the same run
+    # (interleaved): median wall time of 20 runs each, on a message that a snippet really raised.
+    environ = dict(os.environ)
+    package = str(envs.ROOT / "tfdist" / "src")
+    environ["PYTHONPATH"] = os.pathsep.join([package] + [p for p in [environ.get("PYTHONPATH")] if p])
+    index = json.loads(errors.PACKAGE_DATA.read_text())
+    message = next((f"{run['exception']}: {run['headline']}" for entry in index["entries"]
+                    for run in entry.get("reproduced") or []),
+                   "ValueError: Trying to create optimizer slot variable under the scope for tf.distribute.Strategy")
+    commands = {"python -m tfdist explain": [sys.executable, "-m", "tfdist", "explain", message],
+                "python -c pass": [sys.executable, "-c", "pass"]}
+    seconds: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(20):
+        for name, command in commands.items():
+            started = time.perf_counter()
+            done = subprocess.run(command, env=environ, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            seconds[name].append(time.perf_counter() - started)
+            if done.returncode not in (0, 1):
+                raise UsageError(f"{name} failed: {done.stderr.decode(errors='replace').strip()[-300:]}")
+    for name, values in seconds.items():
+        print(f"{name:26} median {statistics.median(values) * 1000:6.1f} ms over {len(values)} runs"
+              + (f" (message: {message[:60]!r})" if "explain" in name else ""), flush=True)
     committed = evidence.load()
     print(f"{'environment':16} {'snippets':>8} {'wall s':>8} {'median s':>9} {'floor s':>8} {'wall/floor':>10}")
     for env in envs.select(args.envs):
@@ -159,9 +135,6 @@ def cmd_bench(args) -> int:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="tfdist", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("explain", help="print an entry's short answer and its link")
-    p.add_argument("id")
-    p.set_defaults(func=cmd_explain)
     for name, func in (("envs", cmd_envs), ("lock", cmd_lock)):
         p = sub.add_parser(name)
         p.add_argument("envs", nargs="?", default="all")
@@ -176,13 +149,16 @@ def main(argv=None) -> int:
     p.add_argument("snippet")
     p.add_argument("--env", default="default")
     p.set_defaults(func=cmd_run)
+    p = sub.add_parser("errors", help="write the tfdist package's error index from the registry and the evidence")
+    p.set_defaults(func=cmd_errors)
     p = sub.add_parser("bench", help="time the matrix")
     p.add_argument("--envs", default="all")
     p.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, registry.RegistryError, envs.EnvError, expect.ExpectError, runner.RunnerError) as error:
+    except (UsageError, registry.RegistryError, envs.EnvError, expect.ExpectError, runner.RunnerError,
+            errors.DeclarationError) as error:
         print(f"tfdist: {str(error).splitlines()[0]}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -18,7 +18,7 @@ import html
 import os
 import re
 
-from . import envs, evidence, expect, registry, runner
+from . import envs, errors, evidence, expect, messages, registry, runner
 
 LEGEND = ("**pass**: ran to the end and its own assertions held · **an exception name**: raised it · "
           "**wrong result**: ran, and printed the wrong result its page documents · **hangs**: did not "
@@ -331,21 +331,28 @@ def entries() -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_prose(text: str) -> str:
-    """`text` with its claim/version/bisection calls rendered and every other macro call left out:
-    prose for a terminal (`tfdist explain`)."""
-    import jinja2
-
-    def nothing(*args, **kwargs):
-        return ""
-
-    names = {"claim": claim, "version": version, "bisection": bisection}
-    calls = {name: nothing for name in ("outcome", "outcomes", "verified_on", "entries")}
-    return jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(text).render(**calls, **names)
+def error_index() -> str:
+    """Every entry, its one-line fix and the messages it answers, each with the releases where a
+    snippet of the entry raised it (from the error index: registry, front matter, evidence)."""
+    out = []
+    for item in errors.build()["entries"]:
+        if item["status"] != "published":
+            continue
+        out.append(f"## {item['id']}: {item['title']}\n\n[{item['id']}](e/{item['id']}.md) · fix: {item['fix']}\n")
+        groups: dict[tuple, list[dict]] = {}
+        for run in item["reproduced"]:
+            key = (run["exception"], messages.without_name_suffixes(run["headline"]))
+            groups.setdefault(key, []).append(dict(run, tensorflow=run["tensorflow"], env=run["env"]))
+        out.append("| message | reproduced on |\n|---|---|")
+        for (exception, headline), runs in groups.items():
+            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;")
+            out.append(f"| <code>{text}</code> | {_releases_prose(runs)} |")
+        out.append("")
+    return "\n".join(out) + "\n"
 
 
 def define_env(env):  # mkdocs-macros entry point
-    for macro in (outcome, outcomes, entries, claim, version, bisection):
+    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index):
         env.macro(macro)
     env.variables["envs"] = envs.load()
     env.variables["tags"] = registry.TAGS

@@ -1,4 +1,6 @@
-"""MkDocs hooks: add the generated notebooks to the site before mkdocs-jupyter renders them."""
+"""MkDocs hooks: the navigation from the registry, and the files the site publishes besides its
+pages: the generated notebooks (before mkdocs-jupyter renders them), `errors.json` (the error
+index for machines), the evidence and the environments' lock files."""
 from __future__ import annotations
 
 import re
@@ -8,7 +10,7 @@ from pathlib import Path
 import mkdocs.plugins
 from mkdocs.structure.files import File
 
-from tfdist_kb import notebooks, registry
+from tfdist_kb import envs, errors, evidence, notebooks, registry
 
 _OUT = Path(tempfile.mkdtemp(prefix="tfdist-notebooks-"))
 
@@ -19,6 +21,7 @@ def on_config(config):
     config["nav"] = [
         {"Home": "index.md"},
         {"Questions": questions},
+        "errors.md",
         {"Evidence": ["evidence.md", "verification.md"]},
         "tags.md",
         "contributing.md",
@@ -28,8 +31,16 @@ def on_config(config):
 
 @mkdocs.plugins.event_priority(100)  # before mkdocs-jupyter wraps .ipynb files
 def on_files(files, config):
+    def publish(path: str, src_dir) -> None:
+        files.append(File(path, str(src_dir), config["site_dir"], config["use_directory_urls"]))
+
     for path in notebooks.write_all(_OUT / "notebooks"):
-        files.append(File(f"notebooks/{path.name}", str(_OUT), config["site_dir"], config["use_directory_urls"]))
+        publish(f"notebooks/{path.name}", _OUT)
+    (_OUT / "errors.json").write_text(errors.dumps(errors.build(config["site_url"])))
+    publish("errors.json", _OUT)
+    publish(evidence.PATH.name, evidence.PATH.parent)
+    for env in envs.load():
+        publish(f"envs/{env.lock.name}", env.lock.parent.parent)
     return files
 
 

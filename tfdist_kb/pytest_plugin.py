@@ -7,6 +7,7 @@ or a comma-separated list of names.
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -15,6 +16,14 @@ from . import envs, expect, runner
 _replicas_ready = False
 _RESULTS = pytest.StashKey[dict]()
 _BLOCKS = pytest.StashKey[int]()
+
+
+def pytest_configure(config):
+    """`bash` blocks on the pages call the project's commands (`tfdist ...`): find them next to
+    this interpreter, however pytest was started."""
+    here = os.path.dirname(sys.executable)
+    if here not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = here + os.pathsep + os.environ.get("PATH", "")
 
 
 def selected_envs():
