@@ -126,7 +126,7 @@ def cmd_bench(args) -> int:
         print(f"{env.name:16} {len(ran):>8} {wall:>8.1f} {median:>9.2f} {floor:>8.1f} {ratio:>10.2f}", flush=True)
     started = time.monotonic()
     runner.run_matrix(envs.select(args.envs), use_cache=True)
-    print(f"no-change re-run of the matrix: {time.monotonic() - started:.1f} s (cache keyed on snippet sha256 + environment pins)")
+    print(f"no-change re-run of the matrix: {time.monotonic() - started:.1f} s (cache keyed on the snippet, the packages installed in its environment and the runner's code)")
     print(f"({cores} cores; floor = sum over snippets of the minimum process seconds seen (this run or the "
           f"committed evidence) / cores)")
     return 0
