@@ -342,7 +342,7 @@ def error_index() -> str:
         groups: dict[tuple, list[dict]] = {}
         for run in item["reproduced"]:
             key = (run["exception"], messages.without_name_suffixes(run["headline"]))
-            groups.setdefault(key, []).append(dict(run, tensorflow=run["tensorflow"], env=run["env"]))
+            groups.setdefault(key, []).append(run)
         out.append("| message | reproduced on |\n|---|---|")
         for (exception, headline), runs in groups.items():
             text = html.escape(f"{exception}: {headline}").replace("|", "&#124;")
