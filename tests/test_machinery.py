@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, runner
+from tfdist_kb import envs, evidence, expect, messages, runner
 
 NAMES = [e.name for e in envs.load()]
 
@@ -60,9 +60,9 @@ def test_evidence_differences_are_named():
 
 def test_normalise_removes_addresses_and_temp_paths():
     text = "<obj at 0x7f3a2b1c9d30> saved to /tmp/tmpab12cd34/model.keras  \n"
-    assert runner.normalise(text) == "<obj at 0x…> saved to <tmpdir>"
+    assert messages.normalise(text) == "<obj at 0x…> saved to <tmpdir>"
     where = 'File "/home/ci/x/.envs/tf2.15/lib/python3.11/site-packages/keras/a.py", File "/w/r/snippets/TFD001/b.py"'
-    assert runner.normalise(where) == 'File "…/lib/python3.11/site-packages/keras/a.py", File "snippets/TFD001/b.py"'
+    assert messages.normalise(where) == 'File "…/lib/python3.11/site-packages/keras/a.py", File "snippets/TFD001/b.py"'
 
 
 @pytest.fixture(scope="module")

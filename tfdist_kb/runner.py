@@ -11,7 +11,6 @@ import functools
 import hashlib
 import json
 import os
-import re
 import signal
 import subprocess
 import tempfile
@@ -83,9 +82,6 @@ def jobs(selected: list[Env], files: list[Path] | None = None) -> list[Job]:
     return out
 
 
-normalise = messages.normalise
-
-
 @functools.cache
 def _runner_fingerprint() -> str:
     """Read once: the code this process runs, even if the files change while it runs."""
@@ -128,8 +124,8 @@ def _unexecuted(job: Job, outcome: str, **fields) -> dict:
 
 def _last_output(stdout: str, stderr: str) -> str:
     """What the snippet printed last, and its stderr without TensorFlow's own log lines."""
-    printed = normalise(stdout or "")[-600:] or "(nothing)"
-    errors = normalise(messages.without_tf_logs(stderr or ""))[-600:]
+    printed = messages.normalise(stdout or "")[-600:] or "(nothing)"
+    errors = messages.normalise(messages.without_tf_logs(stderr or ""))[-600:]
     return f"stdout: {printed}" + (f"\nstderr (TensorFlow's log lines left out): {errors}" if errors else "")
 
 
@@ -166,7 +162,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
             # the documented outcome: record it like any other, if it hung on 4 real devices
             seen = json.loads(witness_file.read_text()) if witness_file.exists() else None
             return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
-                               ran_on=_proof(job, "timed-out", seen), stdout=normalise(stdout or ""),
+                               ran_on=_proof(job, "timed-out", seen), stdout=messages.normalise(stdout or ""),
                                stderr_tail=(stderr or "")[-2000:])
         seconds = round(time.monotonic() - started, 2)
         if not result_file.exists():
@@ -179,7 +175,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
     ran_on = _proof(job, child["outcome"], seen)  # RunnerError unless 4 replicas on 4 real devices
     replicas = sorted({s["replicas"] for s in seen["strategies"]})
     record = _base(job)
-    message = normalise(child.get("message") or "")
+    message = messages.normalise(child.get("message") or "")
     record.update({
         "python": child["python"], "tensorflow": child["tensorflow"], "keras": child["keras"],
         "keras_package": child["keras_package"],
@@ -188,7 +184,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
         "message": messages.cap(message) if child["outcome"] == "raised" else None,
         "headline": messages.headline(message) if child["outcome"] == "raised" else None,
         "replicas": replicas[0] if len(replicas) == 1 else replicas, "ran_on": ran_on,
-        "seconds": seconds, "stdout": normalise(stdout),
+        "seconds": seconds, "stdout": messages.normalise(stdout),
         # kept in the cache, not in the evidence file:
         "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
     })
