@@ -11,15 +11,6 @@ from tfdist_kb import registry
 ROOT = registry.ROOT
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    build = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
-                           cwd=ROOT, capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-4000:]
-    return out
-
-
 def test_entry_pages_have_permanent_urls(site):
     for entry in registry.load().values():
         if entry.status == "published":

@@ -18,14 +18,11 @@ import html
 import os
 import re
 
-from . import envs, errors, evidence, expect, messages, registry, runner
+from . import envs, errors, evidence, expect, i18n, messages, registry, runner
+from .i18n import t
 
-LEGEND = ("**pass**: ran to the end and its own assertions held · **an exception name**: raised it · "
-          "**wrong result**: ran, and printed the wrong result its page documents · **hangs**: did not "
-          "finish and was stopped · **n/a**: does not apply there. Hover a cell for the message or the reason.")
 # What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
 WORDS = re.compile(r"^(passes|wrong-result|raises|raises [\w.]+|hangs|n/a)$")
-VERBS = {"passes": "passes", "wrong-result": "prints the wrong result", "hangs": "hangs"}
 RELEASES = envs.PINS / "tensorflow-releases.txt"
 # In a title attribute, characters Markdown would act on (backticks would become <code>) are entities.
 _ATTRIBUTE = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'`*_[]\\|"} | {"\n": " "})
@@ -90,20 +87,19 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     except StaleEvidence as error:
         if not _stale_allowed():
             raise
-        return f'!!! warning "Preview only: no current evidence"\n    {error}\n'
+        return f'!!! warning "{t("preview_title")}"\n    {error}\n'
 
     if record["outcome"] == "not-applicable":
-        return f'!!! info "Not run on {env_name}"\n    {record["reason"]}\n'
+        return f'!!! info "{t("not_run_on", env=env_name)}"\n    {record["reason"]}\n'
     if record["outcome"] == "timed-out":
         printed = ("\n\n" + _indent(_fence(record["stdout"]))) if record.get("stdout") else ""
-        return (f'!!! failure "Recorded run: did not finish within {record["seconds"]:.0f} s, stopped — '
-                f'{_label(record)}"{printed}\n')
+        return f'!!! failure "{t("timed_out", seconds=record["seconds"], label=_label(record))}"{printed}\n'
     wrong = runner.expectations(runner.SNIPPETS / snippet)[env_name].kind == "prints"
     kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
-    how = ("ran, with the wrong result shown" if wrong else "passed") if record["outcome"] == "passed" \
-        else f"raised {record['exception']}"
-    on = f" on {', '.join(record['ran_on'])}" if record.get("ran_on") else ""
-    title = f"Recorded run: {how} — {_label(record)}, {record['replicas']} replicas{on}"
+    how = (t("ran_wrong") if wrong else t("passed")) if record["outcome"] == "passed" \
+        else t("raised", exception=record["exception"])
+    on = t("on_devices", devices=", ".join(record["ran_on"])) if record.get("ran_on") else ""
+    title = t("recorded_run", how=how, label=_label(record), replicas=record["replicas"], on=on)
     body = []
     if record.get("stdout"):
         body.append(_fence(record["stdout"]))
@@ -111,25 +107,25 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
         headline, whole = _headline(record), (record.get("message") or "").strip()
         body.append(_fence(f"{record['exception']}: {headline}"))
         if whole and whole != headline.strip():
-            body.append('??? note "Whole message"\n\n' + _indent(_fence(whole)))
+            body.append(f'??? note "{t("whole_message")}"\n\n' + _indent(_fence(whole)))
     if not body:
-        body.append("(printed nothing)")
+        body.append(t("printed_nothing"))
     return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
 
 
 def _cell(record: dict | None, declared: expect.Expectation) -> str:
     if record is None:
-        return _mark("missing", "no evidence")
+        return _mark("missing", t("no evidence"))
     outcome = record["outcome"]
     if outcome == "passed" and declared.kind == "prints":
-        return _mark("wrong", "wrong result", "runs, but prints the wrong result its page documents")
+        return _mark("wrong", t("wrong result"), t("wrong_tip"))
     if outcome == "raised":
         return _mark("raised", record["exception"], f"{record['exception']}: {_headline(record)}")
     if outcome == "not-applicable":
-        return _mark("na", "n/a", record["reason"])
+        return _mark("na", t("n/a"), record["reason"])
     if outcome == "timed-out":
-        return _mark("hangs", "hangs", f"stopped after {record['seconds']:.0f} s without finishing")
-    return _mark("pass", "pass")
+        return _mark("hangs", t("hangs"), t("hangs_tip", seconds=record["seconds"]))
+    return _mark("pass", t("pass"))
 
 
 def outcomes(entry: str | None = None) -> str:
@@ -141,7 +137,7 @@ def outcomes(entry: str | None = None) -> str:
                    != "not-applicable" for p in files)
 
     all_envs = [e for e in envs.load() if applies(e)]  # a column of nothing but n/a says nothing
-    head = "| snippet | " + " | ".join(e.name for e in all_envs) + " |"
+    head = f"| {t('snippet')} | " + " | ".join(e.name for e in all_envs) + " |"
     rule = "|---|" + "---|" * len(all_envs)
     rows = []
     for path in files:
@@ -149,7 +145,7 @@ def outcomes(entry: str | None = None) -> str:
         declared = runner.expectations(path)
         cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
         rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
-    return "\n".join([head, rule, *rows]) + f"\n\n{LEGEND}\n"
+    return "\n".join([head, rule, *rows]) + f"\n\n{t('legend')}\n"
 
 
 # ---- version statements: claim(), version(), bisection() --------------------------------------
@@ -171,11 +167,11 @@ def _release(record: dict) -> str:
     """'TF 2.4.1', with the Keras when another environment runs the same TensorFlow release."""
     twins = {r["env"] for r in evidence.load().values() if r.get("tensorflow") == record["tensorflow"]}
     keras = _keras(record)
-    return f"TF {record['tensorflow']} with {keras}" if len(twins) > 1 and keras else f"TF {record['tensorflow']}"
+    return t("with_keras", tf=record["tensorflow"], keras=keras) if len(twins) > 1 and keras else f"TF {record['tensorflow']}"
 
 
 def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    return items[0] if len(items) == 1 else t("list_sep").join(items[:-1]) + t("and") + items[-1]
 
 
 def _word(record: dict, snippet: str) -> str:
@@ -189,7 +185,7 @@ def _word(record: dict, snippet: str) -> str:
 
 
 def _preview(error: Exception) -> str:
-    return _mark("missing", f"⚠ preview only, no current evidence: {error}")
+    return _mark("missing", t("preview", error=error))
 
 
 def _records(snippet: str, names: list[str], who: str) -> list[dict]:
@@ -222,7 +218,7 @@ def claim(snippet: str, said: str, *env_names: str) -> str:
 def _releases_prose(records: list[dict]) -> str:
     """'TF 1.15.0, 2.4.1 and 2.15.1' in version order; each with its Keras where it needs one."""
     labels = list(dict.fromkeys(_release(r) for r in sorted(records, key=lambda r: _key(r["tensorflow"]))))
-    if all(" with " not in label for label in labels):
+    if all(label.count(" ") == 1 for label in labels):  # every one plain "TF x.y.z"
         return "TF " + _and([label[len("TF "):] for label in labels])
     return _and(labels)
 
@@ -292,23 +288,24 @@ def bisection(snippet: str, *env_names: str) -> str:
         raise ValueError(f"bisection(): TF {before} ({was}) and TF {after} ({now}) are not adjacent releases: "
                          f"{', '.join(between)} lie between them; add a bisection environment (envs.toml)")
     def verb(word: str, other: str) -> str:  # "raises it", unless both sides raise (then name each)
-        return VERBS.get(word) or (word if other.startswith("raises ") else "raises it")
-    return (f"TF {before} is the last release that {verb(was, now)} and TF {after} the first that "
-            f"{verb(now, was)}; no TensorFlow release lies between them")
+        if not word.startswith("raises"):
+            return t(f"verb_{word}")
+        return t("verb_raises", exception=word[len("raises "):]) if other.startswith("raises ") else t("verb_raises_it")
+    return t("bisection", before=before, was=verb(was, now), after=after, now=verb(now, was))
 
 
 def verified_on(entry: str | None = None, page=None) -> str:
     entry = entry or (page.meta.get("id") if page else None)
     paths = [p for p in runner.snippet_files() if p.parent.name == entry]
     if not paths:
-        return '!!! warning "Not verified"\n    This entry has no executed snippets yet.\n'
+        return f'!!! warning "{t("not_verified")}"\n    {t("no_snippets")}\n'
     ran = []
     for path in paths:
         for env in envs.load():
             try:
                 record = _record(f"{path.parent.name}/{path.name}", env.name)
             except ValueError as error:
-                return f'!!! warning "Not verified"\n    {error}\n'
+                return f'!!! warning "{t("not_verified")}"\n    {error}\n'
             if record["outcome"] not in ("not-applicable", "timed-out"):
                 ran.append(record)
     dates = sorted({r["date"] for r in ran})
@@ -317,17 +314,27 @@ def verified_on(entry: str | None = None, page=None) -> str:
     for env in envs.load():
         mine = [r for r in ran if r["env"] == env.name]
         if mine:
-            lines.append(f"- `{env.name}`: {_label(mine[0])} ({len(mine)} of {len(paths)} snippets apply)")
-    return ("!!! success \"Verified on\"\n"
-            f"    {len(paths)} snippet{'s' if len(paths) != 1 else ''}, {len(ran)} runs, each on {runner.REPLICAS} "
-            f"replicas ({'; '.join(devices)}), last run {dates[-1]}:\n\n" + _indent("\n".join(lines)) + "\n")
+            lines.append(t("verified_line", env=env.name, label=_label(mine[0]), mine=len(mine), total=len(paths)))
+    head = t("verified_head", snippets=len(paths), s="s" if len(paths) != 1 else "", runs=len(ran), replicas=runner.REPLICAS,
+             devices="; ".join(devices), date=dates[-1])
+    return f'!!! success "{t("verified_on")}"\n    {head}\n\n' + _indent("\n".join(lines)) + "\n"
+
+
+def _title(entry) -> str:
+    """The entry's title in the current language: the registry's, or its translated page's."""
+    page = registry.DOCS / "e" / f"{entry.id}.{i18n.language()}.md"
+    if i18n.language() != i18n.DEFAULT and page.exists():
+        found = re.search(r"^title:\s*(.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+        if found:
+            return found.group(1).strip().strip("'\"")
+    return entry.title
 
 
 def entries() -> str:
     lines = []
     for entry in registry.load().values():
         if entry.status == "published":
-            lines.append(f"- [**{entry.id}** — {entry.title}](e/{entry.id}.md)")
+            lines.append(f"- [**{entry.id}** — {_title(entry)}](e/{entry.id}.md)")
     return "\n".join(lines) + "\n"
 
 
@@ -338,17 +345,21 @@ def error_index() -> str:
     for item in errors.build()["entries"]:
         if item["status"] != "published":
             continue
-        out.append(f"## {item['id']}: {item['title']}\n\n[{item['id']}](e/{item['id']}.md) · fix: {item['fix']}\n")
+        out.append(f"## {item['id']}: {item['title']}\n\n[{item['id']}](e/{item['id']}.md) · {t('fix')}: {item['fix']}\n")
         groups: dict[tuple, list[dict]] = {}
         for run in item["reproduced"]:
             key = (run["exception"], messages.without_name_suffixes(run["headline"]))
             groups.setdefault(key, []).append(run)
-        out.append("| message | reproduced on |\n|---|---|")
+        out.append(f"| {t('message')} | {t('reproduced_on')} |\n|---|---|")
         for (exception, headline), runs in groups.items():
             text = html.escape(f"{exception}: {headline}").replace("|", "&#124;")
             out.append(f"| <code>{text}</code> | {_releases_prose(runs)} |")
         out.append("")
     return "\n".join(out) + "\n"
+
+
+def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it is built in
+    i18n.set_language(i18n.page_language(env.page))
 
 
 def define_env(env):  # mkdocs-macros entry point

@@ -10,7 +10,8 @@ from pathlib import Path
 import mkdocs.plugins
 from mkdocs.structure.files import File
 
-from tfdist_kb import envs, errors, evidence, notebooks, registry
+from tfdist_kb import envs, errors, evidence, i18n, notebooks, registry
+from tfdist_kb.i18n import t
 
 _OUT = Path(tempfile.mkdtemp(prefix="tfdist-notebooks-"))
 
@@ -45,18 +46,27 @@ def on_files(files, config):
 
 
 def on_page_markdown(markdown, page, config, files):
-    """Show an entry's permanent ID under its title (the ID lives in the front matter only)."""
+    """Show an entry's permanent ID under its title (the ID lives in the front matter only), and
+    end the entry with how to run it."""
+    i18n.set_language(i18n.page_language(page))
     entry_id = page.meta.get("id")
     if not entry_id:
         return markdown
-    badge = (f'\n<p class="tfd-id">Entry <strong>{entry_id}</strong> · permanent address '
-             f'<code>/e/{entry_id}/</code> · in a terminal: <code>tfdist explain {entry_id}</code></p>\n')
+    badge = f'\n<p class="tfd-id">{t("entry_badge", id=entry_id)}</p>\n'
     markdown = re.sub(r"^# .*$", lambda m: m.group(0) + "\n" + badge, markdown, count=1, flags=re.MULTILINE)
     entry = registry.load().get(entry_id)
     if entry and entry.snippets:
-        markdown += (f"\n\n## Run it yourself\n\nEvery example above is a file under "
-                     f"`snippets/{entry_id}/`. The same files, as one notebook: "
-                     f"[{entry_id}.ipynb](../notebooks/{entry_id}.ipynb) (it starts with the cell that "
-                     f"provides 4 replicas on a machine without 4 GPUs). To run one file the way the "
-                     f"tests do, in any environment: `tfdist run snippets/{entry_id}/<file>.py --env tf2.4`.\n")
+        markdown += t("run_yourself", id=entry_id, notebook=f"[{entry_id}.ipynb](../notebooks/{entry_id}.ipynb)")
     return markdown
+
+
+@mkdocs.plugins.event_priority(100)  # before Material's search plugin reads page.meta
+def on_page_context(context, page, config, nav):
+    """Search ranks entries first: an entry page is boosted; the generated notebooks (the same
+    code as their entry) and the evidence table (every message of every entry) are left out."""
+    search = page.meta.setdefault("search", {})
+    if page.meta.get("id"):
+        search.setdefault("boost", 4)
+    elif page.file.src_uri.startswith("notebooks/"):
+        search["exclude"] = True
+    return context
