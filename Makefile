@@ -4,14 +4,31 @@ PYTHON311 ?= $(shell command -v python3.11 || ls -d $$HOME/.pyenv/versions/3.11*
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tfdist-installed
+# Node tools (mermaid, the iframe-worker shim, lighthouse): npm ci again only when the lock file changes.
+JS := tfdist_kb/js
+JS_STAMP := $(JS)/node_modules/.tfdist-installed
 UV_VERSION := 0.13.9
 export UV_LINK_MODE ?= hardlink
 export NO_MKDOCS_2_WARNING := 1
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 
-.PHONY: setup envs serve site test test-fast matrix bench lock clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-setup: $(STAMP)
+.PHONY: setup system envs serve site diagrams test test-fast matrix bench lock clean
+
+setup: system $(STAMP) $(JS_STAMP)
+
+# Debian packages the browser tests and the PDFs need: the real browser, Chinese fonts, pdftotext.
+system:
+	@missing=""; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v npm >/dev/null || missing="$$missing nodejs npm"; \
+	command -v pdftotext >/dev/null || missing="$$missing poppler-utils"; \
+	fc-list 2>/dev/null | grep -q "Noto Sans CJK" || missing="$$missing fonts-noto-cjk"; \
+	if [ -n "$$missing" ]; then \
+	  echo "make: installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
 
 $(STAMP): pyproject.toml tfdist/pyproject.toml tfdist_kb/envs/dev.txt
 	@test -n "$(PYTHON311)" || { echo "make: Python 3.11 not found (install it, or set PYTHON311=/path/to/python3.11)"; exit 1; }
@@ -19,6 +36,10 @@ $(STAMP): pyproject.toml tfdist/pyproject.toml tfdist_kb/envs/dev.txt
 	@test -x $(BIN)/uv || $(BIN)/python -m pip install -q uv==$(UV_VERSION)
 	$(BIN)/uv pip sync -q --python $(BIN)/python --compile-bytecode tfdist_kb/envs/dev.txt
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . -e ./tfdist
+	@touch $@
+
+$(JS_STAMP): $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
 envs: setup
@@ -30,6 +51,11 @@ serve: setup
 
 site: setup
 	$(BIN)/mkdocs build --strict --site-dir site
+	TFDIST_OFFLINE=true $(BIN)/mkdocs build --strict --site-dir site-offline
+
+# Draw the ```mermaid fences as SVG (docs/assets/diagrams/, committed) in headless Chromium, offline.
+diagrams: setup
+	$(BIN)/python -m tfdist_kb.diagrams
 
 # Every test, every environment: snippets re-run (cache keyed on snippet + pins), compared with
 # snippets/evidence.json; pages, notebooks, inline code blocks and the strict site build.
@@ -54,4 +80,4 @@ lock: setup
 	$(BIN)/tfdist lock all
 
 clean:
-	rm -rf site .cache
+	rm -rf site site-offline .cache

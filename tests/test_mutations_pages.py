@@ -396,11 +396,27 @@ def test_outcome_fence_is_not_closed_by_the_message(world):
     assert "````text\n" in box
 
 
-def test_cell_tooltip_has_no_html_tags():
+def test_outcome_message_is_text_behind_a_disclosure(world):
+    """The message behind an outcome is a native <details> (reachable by tap and keyboard, printed
+    opened), holding the message as text: no tag of it reaches the page, no | splits a cell."""
+    records = world(tf1_15="raised:ValueError")
     headline = "Need to be inside `strategy.scope()` <for> *this* [variable] | x_y & \"z\""
-    record = {"outcome": "raised", "exception": "ValueError", "message": WHOLE, "headline": headline}
-    table = "| a | b |\n|---|---|\n| x | " + macros._cell(record, expect.Expectation("raises")) + " |\n"
-    rendered = markdown.markdown(table, extensions=["tables", "md_in_html", "attr_list"])
-    title = re.search(r'title="([^"]*)"', rendered).group(1)
-    assert "<" not in title and html.unescape(title) == f"ValueError: {headline}", rendered
-    assert rendered.count("<td>") == 2  # the | in the message did not split the cell
+    records[("snippets/TFD999/x.py", "tf1.15")].update(message=WHOLE, headline=headline)
+    rendered = markdown.markdown(macros.outcomes("TFD999"), extensions=["tables", "md_in_html", "attr_list"])
+    details = re.findall(r'<details class="tfd-why"><summary>(.*?)</summary>(.*?)</details>', rendered, re.DOTALL)
+    raised = [body for summary, body in details if "ValueError" in summary]
+    assert len(raised) == 1, rendered
+    assert "<for>" not in raised[0] and "title=" not in rendered
+    assert html.unescape(re.sub(r"<[^>]+>", "", raised[0])) == f"ValueError: {headline}"
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", rendered, re.DOTALL)
+    assert all(row.count("<td>") in (0, 2) for row in rows), rendered  # the | in the message split nothing
+
+
+def test_outcomes_lists_every_environment_once_per_snippet(world):
+    """One row per outcome: environments with the same outcome share a row; none is left out."""
+    world(tf1_15="raised:ValueError", tf2_0_4="raised:ValueError", tf2_1_0="not-applicable", tf2_2="wrong")
+    rendered = macros.outcomes("TFD999")
+    rows = re.findall(r'<tr class="tfd-row-(\w+)"><td>.*?</td><td>(.*?)</td></tr>', rendered)
+    listed = {kind: re.findall(r"<code>([^<]+)</code>", chips) for kind, chips in rows}
+    assert listed == {"pass": ["tf2.21-keras3", "tf2.21-tfkeras"], "raised": ["tf1.15", "tf2.0.4"],
+                      "na": ["tf2.1.0"], "wrong": ["tf2.2"]}

@@ -1,11 +1,14 @@
 """Each entry's generated notebook runs top to bottom on 4 replicas in the docs environment,
-failing exactly in the cells whose snippets are declared to fail there."""
+failing exactly in the cells whose snippets are declared to fail there; the notebooks the site
+publishes (in each language) carry the recorded outputs of the evidence, link back to their entry,
+and are downloadable as valid .ipynb files."""
 import re
 
 import nbclient
+import nbformat
 import pytest
 
-from tfdist_kb import envs, notebooks, registry, runner
+from tfdist_kb import envs, evidence, i18n, notebooks, registry, runner
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
 
@@ -39,3 +42,115 @@ def test_notebook_runs(entry, tmp_path):
             assert not errors, f"{snippet}: {errors[0].ename}: {errors[0].evalue}"
         checked += 1
     assert checked, f"{entry.id}: the notebook has no snippet cells"
+
+
+# ---- what the site publishes: recorded outputs, the link back, the raw file ------------------------
+
+LANGUAGES = i18n.LANGUAGES
+
+
+def _record(snippet: str) -> dict | None:
+    return evidence.load().get((f"snippets/{snippet}", envs.default().name))
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("entry", ENTRIES, ids=[e.id for e in ENTRIES])
+def test_outputs_are_the_recorded_runs(entry, lang):
+    """Each snippet cell shows what the default environment's run in snippets/evidence.json printed
+    and raised, nothing else; where a snippet has no output the markdown cell above it says so."""
+    nb = notebooks.build(entry, lang)
+    nbformat.validate(nb)
+    setup = nb.cells[2]
+    devices = {r["devices"] for r in map(_record, (f"{entry.id}/{p.name}" for p in entry.snippets))
+               if r and r.get("devices")}
+    assert "".join(o.text for o in setup.outputs).strip() in devices
+    shown = set()
+    for i, cell in enumerate(nb.cells):
+        snippet = cell.metadata.get("tfdist", {}).get("snippet")
+        if not snippet:
+            continue
+        shown.add(snippet)
+        record = _record(snippet)
+        assert cell.metadata["tfdist"]["outputs_from"] == envs.default().name
+        stdout = "".join(o.text for o in cell.outputs if o.output_type == "stream")
+        assert stdout.rstrip("\n") == (record.get("stdout") or "").rstrip("\n"), snippet
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if record["outcome"] == "raised":
+            assert [(e.ename, e.evalue) for e in errors] == [(record["exception"], record.get("headline") or record["message"])]
+        else:
+            assert not errors, snippet
+        if not cell.outputs:
+            with i18n_language(lang):
+                assert i18n.t("nb_printed_nothing") in nb.cells[i - 1].source, snippet
+    default = envs.default().name
+    for path in entry.snippets:  # a snippet without a cell: its markdown cell says why, from its record
+        name = f"{entry.id}/{path.name}"
+        if name not in shown:
+            note = next(c.source for c in nb.cells if c.cell_type == "markdown" and f"`{path.name}`" in c.source)
+            record = _record(name)
+            with i18n_language(lang):
+                said = (i18n.t("nb_not_run", env=default, reason=record["reason"]) if record["outcome"] == "not-applicable"
+                        else i18n.t("nb_hangs", env=default, seconds=record["seconds"]))
+            assert said in note, note
+
+
+def test_notebooks_are_deterministic(tmp_path):
+    """The same entry gives the same bytes (cell ids included), and an unchanged notebook is not
+    rewritten: mkdocs-jupyter's cache (keyed on the bytes) and mkdocs' rebuild then hit."""
+    first = notebooks.write_all(tmp_path, "en")
+    stamps = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in first}
+    again = notebooks.write_all(tmp_path, "en")
+    assert again == first and {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in again} == stamps
+    assert notebooks.OUT.is_relative_to(envs.ROOT) and "tmp" not in notebooks.OUT.parts
+
+
+class i18n_language:
+    def __init__(self, lang):
+        self.lang, self.before = lang, i18n.language()
+
+    def __enter__(self):
+        i18n.set_language(self.lang)
+
+    def __exit__(self, *exc):
+        i18n.set_language(self.before)
+
+
+def _prefix(lang: str) -> str:
+    return "" if lang == i18n.DEFAULT else f"{lang}/"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_raw_notebook_is_published_valid_and_downloadable(site, lang):
+    """Each entry page links the rendered notebook and, as a download, the raw .ipynb; the raw
+    file is on the site, valid nbformat, and is the notebook generated for that language."""
+    for entry in ENTRIES:
+        page = site / _prefix(lang) / "e" / entry.id / "index.html"
+        html = page.read_text()
+        links = re.findall(r'<a href="([^"]+\.ipynb)" download="([^"]+)"', html)
+        assert links == [(f"../../notebooks/{entry.id}/{entry.id}.ipynb", f"{entry.id}.ipynb")], links
+        raw = (page.parent / links[0][0]).resolve()
+        assert raw == (site / _prefix(lang) / "notebooks" / entry.id / f"{entry.id}.ipynb").resolve() and raw.exists()
+        nb = nbformat.read(str(raw), as_version=4)
+        nbformat.validate(nb)
+        assert nb.metadata["tfdist"]["language"] == lang and nb.metadata["tfdist"]["entry"] == entry.id
+        expected = notebooks.build(entry, lang, nb.metadata["tfdist"]["page"])
+        assert nbformat.writes(nb) == nbformat.writes(expected)
+        assert f'href="../../notebooks/{entry.id}/"' in html  # the rendered page
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_notebook_links_back_to_its_entry(site, lang):
+    """The first cell links to the entry's page: by absolute address in the .ipynb (read outside
+    the site too), by a relative link that resolves to the page in the same language on the site."""
+    for entry in ENTRIES:
+        folder = site / _prefix(lang) / "notebooks" / entry.id
+        nb = nbformat.read(str(folder / f"{entry.id}.ipynb"), as_version=4)
+        address = nb.metadata["tfdist"]["page"]
+        assert address.endswith(f"/{_prefix(lang)}e/{entry.id}/") and f"]({address})" in nb.cells[0].source
+        rendered = (folder / "index.html").read_text()
+        assert f'href="{address}"' not in rendered
+        back = [h for h in re.findall(r'href="([^"]+)"', rendered) if h.rstrip("/").endswith(f"e/{entry.id}")]
+        assert back and all((folder / h / "index.html").resolve() == (site / _prefix(lang) / "e" / entry.id /
+                                                                     "index.html").resolve() for h in back), back
+        assert "4 logical CPU devices" in rendered or "physical GPU" in rendered  # the recorded setup output
+        assert 'src=""' not in rendered and "cdnjs" not in rendered and "mathjax" not in rendered.lower()

@@ -46,6 +46,12 @@ PHRASES = {
     "n/a": ("n/a", "不适用"),
     "no evidence": ("no evidence", "无记录"),
     "snippet": ("snippet", "示例"),
+    # outcomes(): one row per snippet and outcome, listing the environments that had it
+    "outcome_col": ("outcome", "结果"),
+    "environments_col": ("environments", "环境"),
+    "table_hint": ("An outcome with a triangle opens (tap, click or Enter) to show the message behind it.",
+                   "带三角标记的结果可以展开（点击或按回车键），显示其背后的信息。"),
+    "reasons_by_env": ("{envs}: {reason}", "{envs}：{reason}"),
     "preview": ("⚠ preview only, no current evidence: {error}", "⚠ 仅预览，没有当前的运行记录：{error}"),
     "preview_title": ("Preview only: no current evidence", "仅预览：没有当前的运行记录"),
     "not_run_on": ("Not run on {env}", "未在 {env} 上运行"),
@@ -74,7 +80,7 @@ PHRASES = {
                       "{snippets} 个示例，{runs} 次运行，每次 {replicas} 个副本（{devices}），最近一次运行于 {date}："),
     "verified_line": ("- `{env}`: {label} ({mine} of {total} snippets apply)",
                       "- `{env}`：{label}（{total} 个示例中 {mine} 个适用）"),
-    "fix": ("fix", "修复"),
+    "fix_label": ("fix: {fix}", "修复：{fix}"),
     "message": ("message", "信息"),
     "reproduced_on": ("reproduced on", "复现于"),
     "entry_badge": ("Entry <strong>{id}</strong> · permanent address <code>/e/{id}/</code> · in a terminal: "
@@ -82,11 +88,42 @@ PHRASES = {
                     "条目 <strong>{id}</strong> · 永久地址 <code>/e/{id}/</code> · 在终端中：<code>tfdist explain {id}</code>"),
     "run_yourself": (
         "\n\n## Run it yourself\n\nEvery example above is a file under `snippets/{id}/`. The same files, as one "
-        "notebook: {notebook} (it starts with the cell that provides 4 replicas on a machine without 4 GPUs). "
-        "To run one file the way the tests do, in any environment: `tfdist run snippets/{id}/<file>.py --env tf2.4`.\n",
+        "notebook: {notebook} with the recorded outputs of `{env}` that this page shows, or {download} to run it "
+        "(it starts with the cell that provides 4 replicas on a machine without 4 GPUs; running it replaces the "
+        "recorded outputs with yours). To run one file the way the tests do, in any environment: "
+        "`tfdist run snippets/{id}/<file>.py --env tf2.4`.\n",
         "\n\n## 自己运行\n\n上面的每个示例都是 `snippets/{id}/` 下的一个文件。同样的文件也合成了一个 notebook："
-        "{notebook}（第一个单元格会在没有 4 块 GPU 的机器上提供 4 个副本）。要像测试那样在任意环境中运行其中一个文件："
+        "{notebook}（带有本页所示的 `{env}` 记录输出），或{download}自己运行（第一个单元格会在没有 4 块 GPU 的机器上"
+        "提供 4 个副本；运行后，记录的输出会被你自己的输出替换）。要像测试那样在任意环境中运行其中一个文件："
         "`tfdist run snippets/{id}/<文件>.py --env tf2.4`。\n"),
+    "read_notebook": ("read it", "在线阅读"),
+    "download_notebook": ("download {file}", "下载 {file}"),
+    # the generated notebooks (tfdist_kb/notebooks.py)
+    "nb_intro": ("# {id}: {title}\n\nThe page that explains each cell: [{id}]({url}). Generated from "
+                 "`snippets/{id}/`, the same files that page shows.",
+                 "# {id}：{title}\n\n逐个解释这些单元格的页面：[{id}]({url})。由 `snippets/{id}/` 生成，"
+                 "与该页面展示的是同一批文件。"),
+    "nb_outputs": ("The outputs below are not from running this notebook: they are the recorded runs that the "
+                   "page shows as evidence, in `{env}` ({label}), {replicas} replicas on {devices}, last run {date}. "
+                   "Running the notebook replaces them with your own.",
+                   "下面的输出不是运行本 notebook 得到的，而是页面作为证据展示的记录运行：`{env}`（{label}），"
+                   "{replicas} 个副本，设备 {devices}，最近一次运行于 {date}。运行本 notebook 后会被你自己的输出替换。"),
+    "nb_no_outputs": ("No run of this entry is recorded in `{env}`: the cells have no outputs until you run them.",
+                      "本条目在 `{env}` 中没有记录的运行：这些单元格在你运行之前没有输出。"),
+    "nb_setup": ("Run this first on a machine with fewer than 4 GPUs: it makes 4 devices visible so that "
+                 "`tf.distribute.MirroredStrategy()` has 4 replicas. Restart the kernel before running it again.",
+                 "在少于 4 块 GPU 的机器上请先运行这个单元格：它让 TensorFlow 看到 4 个设备，使 "
+                 "`tf.distribute.MirroredStrategy()` 有 4 个副本。再次运行前请先重启内核。"),
+    "nb_recorded": ("Recorded in `{env}`: {how}.", "在 `{env}` 中的记录：{how}。"),
+    "nb_printed_nothing": ("It printed nothing, so the cell below shows no output.",
+                           "它没有任何输出，所以下面的单元格没有输出。"),
+    "nb_not_run": ("Not run in `{env}`: {reason}. The code is on the entry's page.",
+                   "未在 `{env}` 中运行：{reason}。代码见条目页面。"),
+    "nb_hangs": ("In `{env}` this did not finish within {seconds:.0f} s and was stopped, so it has no cell here; "
+                 "the code is on the entry's page.",
+                 "在 `{env}` 中它 {seconds:.0f} 秒内没有结束，被终止，因此这里没有它的单元格；代码见条目页面。"),
+    "nb_no_record": ("No current recorded run in `{env}` ({error}): the cell below has no output until you run it.",
+                     "`{env}` 中没有当前的记录运行（{error}）：下面的单元格在你运行之前没有输出。"),
 }
 
 

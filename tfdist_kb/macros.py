@@ -4,7 +4,7 @@ Pages never type an output, a version or a verdict: they call
   {{ verified_on() }}            the "Verified on" box for the page's entry
   {{ outcome("TFD001/x.py") }}   what that snippet printed and how it ended (default environment)
   {{ outcome("TFD001/x.py", "tf2.4") }}   the same in another environment
-  {{ outcomes("TFD001") }}       the snippet x environment table (no argument: every entry)
+  {{ outcomes("TFD001") }}       per snippet, one row per outcome with its environments (no argument: every entry)
   {{ claim("TFD001/x.py", "raises", "tf1.15", "tf2.0") }}   "TF 1.15.0 and TF 2.0.4", checked
                                  against the evidence (no environment: every one where it holds)
   {{ version("tf2.4") }}         "TF 2.4.1", from that environment's runs
@@ -24,17 +24,14 @@ from .i18n import t
 # What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
 WORDS = re.compile(r"^(passes|wrong-result|raises|raises [\w.]+|hangs|n/a)$")
 RELEASES = envs.PINS / "tensorflow-releases.txt"
-# In a title attribute, characters Markdown would act on (backticks would become <code>) are entities.
-_ATTRIBUTE = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'`*_[]\\|"} | {"\n": " "})
 
 
 class StaleEvidence(ValueError):
     """No current record for a snippet in an environment: in preview a warning, otherwise a build error."""
 
 
-def _mark(kind: str, text: str, tip: str | None = None) -> str:
-    title = f' title="{tip.translate(_ATTRIBUTE)}"' if tip else ""
-    return f'<span class="tfd-{kind}"{title}>{html.escape(text)}</span>'
+def _mark(kind: str, text: str) -> str:
+    return f'<span class="tfd-{kind}">{html.escape(text)}</span>'
 
 
 def _keras(record: dict) -> str:
@@ -113,39 +110,72 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
     return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
 
 
-def _cell(record: dict | None, declared: expect.Expectation) -> str:
+def _cell(record: dict | None, declared: expect.Expectation) -> tuple[str, str, str | None]:
+    """A recorded run as a table shows it: (kind, label, the message behind the label or None)."""
     if record is None:
-        return _mark("missing", t("no evidence"))
+        return "missing", t("no evidence"), None
     outcome = record["outcome"]
     if outcome == "passed" and declared.kind == "prints":
-        return _mark("wrong", t("wrong result"), t("wrong_tip"))
+        return "wrong", t("wrong result"), t("wrong_tip")
     if outcome == "raised":
-        return _mark("raised", record["exception"], f"{record['exception']}: {_headline(record)}")
+        return "raised", record["exception"], f"{record['exception']}: {_headline(record)}"
     if outcome == "not-applicable":
-        return _mark("na", t("n/a"), record["reason"])
+        return "na", t("n/a"), record["reason"]
     if outcome == "timed-out":
-        return _mark("hangs", t("hangs"), t("hangs_tip", seconds=record["seconds"]))
-    return _mark("pass", t("pass"))
+        return "hangs", t("hangs"), t("hangs_tip", seconds=record["seconds"])
+    return "pass", t("pass"), None
+
+
+def _verdict(kind: str, label: str, said: dict[str, list[str]]) -> str:
+    """The outcome cell: the label, and the message(s) behind it in a native <details>, which a
+    tap, a click or the keyboard opens (and which the PDF prints opened). `said` maps each
+    message to the environments that gave it; with more than one, each is prefixed by them."""
+    mark = _mark(kind, label)
+    if not said:
+        return mark
+    if len(said) == 1:
+        body = f'<p><code class="tfd-message">{html.escape(next(iter(said)))}</code></p>'
+    else:
+        items = (t("reasons_by_env", envs=", ".join(f"<code>{html.escape(e)}</code>" for e in names),
+                   reason=html.escape(text)) for text, names in said.items())
+        body = "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
+    return f'<details class="tfd-why"><summary>{mark}</summary>{body}</details>'
+
+
+def _rows(path, env_list, records: dict) -> list[tuple[str, str, dict[str, list[str]], list[str]]]:
+    """One row per distinct outcome of `path`: (kind, label, {message: [env]}, [env]), in the
+    order of the environments' first appearance. Raised exceptions are told apart by their
+    headline (numeric suffixes of graph names aside); n/a, hangs and the like are one row each."""
+    rel = path.relative_to(envs.ROOT).as_posix()
+    declared = runner.expectations(path)
+    rows: dict[tuple, tuple] = {}
+    for env in env_list:
+        kind, label, message = _cell(records.get((rel, env.name)), declared[env.name])
+        key = (kind, label, messages.without_name_suffixes(message) if kind == "raised" and message else None)
+        _, _, said, names = rows.setdefault(key, (kind, label, {}, []))
+        names.append(env.name)
+        if message:
+            said.setdefault(message if kind != "raised" or not said else next(iter(said)), []).append(env.name)
+    return list(rows.values())
 
 
 def outcomes(entry: str | None = None) -> str:
+    """Every snippet of `entry` (no argument: of every entry) in every environment, as a table
+    that fits a phone: for each snippet, one row per outcome listing the environments that had it."""
     records = evidence.load()
     files = [p for p in runner.snippet_files() if entry is None or p.parent.name == entry]
-
-    def applies(env) -> bool:
-        return any((records.get((p.relative_to(envs.ROOT).as_posix(), env.name)) or {}).get("outcome")
-                   != "not-applicable" for p in files)
-
-    all_envs = [e for e in envs.load() if applies(e)]  # a column of nothing but n/a says nothing
-    head = f"| {t('snippet')} | " + " | ".join(e.name for e in all_envs) + " |"
-    rule = "|---|" + "---|" * len(all_envs)
-    rows = []
+    env_list = envs.load()
+    out = ["", '<div class="tfd-outcomes">', "<table>",
+           f'<thead><tr><th scope="col">{t("outcome_col")}</th><th scope="col">{t("environments_col")}</th></tr></thead>']
     for path in files:
-        rel = path.relative_to(envs.ROOT).as_posix()
-        declared = runner.expectations(path)
-        cells = [_cell(records.get((rel, e.name)), declared[e.name]) for e in all_envs]
-        rows.append(f"| `{path.parent.name}/{path.name}` | " + " | ".join(cells) + " |")
-    return "\n".join([head, rule, *rows]) + f"\n\n{t('legend')}\n"
+        out.append(f'<tbody><tr><th colspan="2" scope="rowgroup"><code>{html.escape(path.parent.name)}/'
+                   f'{html.escape(path.name)}</code></th></tr>')
+        for kind, label, said, names in _rows(path, env_list, records):
+            chips = " ".join(f"<code>{html.escape(n)}</code>" for n in names)
+            out.append(f'<tr class="tfd-row-{kind}"><td>{_verdict(kind, label, said)}</td><td>{chips}</td></tr>')
+        out.append("</tbody>")
+    out += ["</table>", "</div>"]
+    return "\n".join(out) + f"\n\n{t('legend')} {t('table_hint')}\n"
 
 
 # ---- version statements: claim(), version(), bisection() --------------------------------------
@@ -320,14 +350,19 @@ def verified_on(entry: str | None = None, page=None) -> str:
     return f'!!! success "{t("verified_on")}"\n    {head}\n\n' + _indent("\n".join(lines)) + "\n"
 
 
-def _title(entry) -> str:
-    """The entry's title in the current language: the registry's, or its translated page's."""
-    page = registry.DOCS / "e" / f"{entry.id}.{i18n.language()}.md"
+def _translated(entry_id: str, key: str, english: str) -> str:
+    """A front matter field (`title`, `fix`) of the entry's page in the current language; the
+    English one where that page does not have it."""
+    page = registry.DOCS / "e" / f"{entry_id}.{i18n.language()}.md"
     if i18n.language() != i18n.DEFAULT and page.exists():
-        found = re.search(r"^title:\s*(.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
-        if found:
-            return found.group(1).strip().strip("'\"")
-    return entry.title
+        value = registry.front_matter(page)[0].get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return english
+
+
+def _title(entry) -> str:
+    return _translated(entry.id, "title", entry.title)
 
 
 def entries() -> str:
@@ -345,7 +380,8 @@ def error_index() -> str:
     for item in errors.build()["entries"]:
         if item["status"] != "published":
             continue
-        out.append(f"## {item['id']}: {item['title']}\n\n[{item['id']}](e/{item['id']}.md) · {t('fix')}: {item['fix']}\n")
+        title, fix = _translated(item["id"], "title", item["title"]), _translated(item["id"], "fix", item["fix"])
+        out.append(f"## {item['id']}: {title}\n\n[{item['id']}](e/{item['id']}.md) · {t('fix_label', fix=fix)}\n")
         groups: dict[tuple, list[dict]] = {}
         for run in item["reproduced"]:
             key = (run["exception"], messages.without_name_suffixes(run["headline"]))

@@ -1,9 +1,17 @@
-"""Generate one Jupyter notebook per entry from its snippet files (never hand-copied).
+"""Generate one Jupyter notebook per entry and language from its snippet files (never hand-copied).
 
-Cell 1 provides 4 replicas (the code of tfdist_kb/replicas.py, for readers without 4 GPUs);
-then one cell per snippet: the same `example` section the page includes. Cells of snippets that
-are expected to fail in the default environment carry the `raises-exception` tag, so the
-notebook runs to the end and shows the error where the page says it happens.
+Cell 1 links back to the entry's page and says where the outputs come from; cell 3 provides
+4 replicas (the code of tfdist_kb/replicas.py, for readers without 4 GPUs); then one cell per
+snippet: the same `example` section the page includes. Cells of snippets that are expected to
+fail in the default environment carry the `raises-exception` tag, so the notebook runs to the end
+and shows the error where the page says it happens.
+
+The outputs stored in each notebook are not produced here: they are the recorded runs of the
+default environment in snippets/evidence.json (stdout, and the exception a snippet raised), the
+same records the page's outcome boxes and tables show. Where no output exists (a snippet that
+printed nothing, does not apply or hangs there, or has no current record) the markdown cell above
+it says so. Everything is deterministic (cell ids included), so an unchanged entry gives the
+same bytes and mkdocs-jupyter's cache (keyed on those bytes) hits.
 """
 from __future__ import annotations
 
@@ -12,10 +20,14 @@ from pathlib import Path
 
 import nbformat
 
-from . import envs, registry, runner
+from . import envs, i18n, registry, runner
+from .i18n import t
 
 SECTION = re.compile(r"^# --8<-- \[start:example\]\n(.*?)^# --8<-- \[end:example\]", re.DOTALL | re.MULTILINE)
 REPLICAS_SOURCE = Path(__file__).with_name("replicas.py")
+# Where the site build writes the notebooks it publishes: one stable folder per language, so an
+# unchanged notebook keeps its bytes and its modification time from one build to the next.
+OUT = envs.ROOT / ".cache" / "notebooks"
 
 
 def example(snippet: Path) -> str:
@@ -25,40 +37,121 @@ def example(snippet: Path) -> str:
     return found.group(1).rstrip("\n")
 
 
-def build(entry: registry.Entry) -> nbformat.NotebookNode:
-    default = envs.default()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    cells = [
-        nbformat.v4.new_markdown_cell(
-            f"# {entry.id}: {entry.title}\n\nGenerated from `snippets/{entry.id}/`; the page explains each "
-            f"cell. Expected outcomes are for {default.about} ({default.name})."),
-        nbformat.v4.new_markdown_cell(
-            "Run this first on a machine with fewer than 4 GPUs: it makes 4 devices visible so that "
-            "`tf.distribute.MirroredStrategy()` has 4 replicas. Restart the kernel before running it again."),
-        nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip() + "\n\nprint(provide_replicas())"),
-    ]
-    for path in entry.snippets:
-        expectation = runner.expectations(path)[default.name]
-        cells.append(nbformat.v4.new_markdown_cell(f"## `{path.name}`\n\nExpected on {default.name}: {expectation.describe()}."))
-        if expectation.kind in ("not-applicable", "hangs"):
-            continue
-        cell = nbformat.v4.new_code_cell(example(path))
-        cell.metadata["tfdist"] = {"snippet": f"{entry.id}/{path.name}"}
-        if expectation.kind == "raises":
-            cell.metadata["tags"] = ["raises-exception"]
-        cells.append(cell)
-    nb.cells = cells
-    return nb
+def entry_url(entry: registry.Entry, lang: str = i18n.DEFAULT, base_url: str | None = None) -> str:
+    """The absolute address of the entry's page in `lang` (what a downloaded notebook links to)."""
+    from . import errors
+
+    base = (base_url or errors.base_url()).rstrip("/") + "/"
+    return base + ("" if lang == i18n.DEFAULT else f"{lang}/") + entry.url
 
 
-def write_all(out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for entry in registry.load().values():
-        if entry.status != "published" or not entry.snippets:
-            continue
-        target = out_dir / f"{entry.id}.ipynb"
-        nbformat.write(build(entry), str(target))
-        written.append(target)
+def _outputs(record: dict) -> list:
+    """The recorded run as notebook outputs: what it printed, then the exception it raised."""
+    outputs = []
+    if record.get("stdout"):
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=record["stdout"].rstrip("\n") + "\n"))
+    if record["outcome"] == "raised":
+        headline = record.get("headline") or record.get("message") or ""
+        whole = (record.get("message") or headline).strip()
+        outputs.append(nbformat.v4.new_output("error", ename=record["exception"], evalue=headline,
+                                              traceback=f"{record['exception']}: {whole}".splitlines()))
+    return outputs
+
+
+def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int) -> tuple[list, int]:
+    """The markdown cell saying what the recorded run did, and the code cell with its outputs."""
+    from . import macros  # the same record lookup (and staleness check) as the page's boxes
+
+    name = f"{entry.id}/{path.name}"
+    expectation = runner.expectations(path)[env.name]
+    head = f"## `{path.name}`\n\n"
+    try:
+        record = macros._record(name, env.name, "notebook")
+    except macros.StaleEvidence as error:
+        record, note = None, t("nb_no_record", env=env.name, error=error)
+    if record is not None:
+        if record["outcome"] == "not-applicable":
+            return [nbformat.v4.new_markdown_cell(head + t("nb_not_run", env=env.name, reason=record["reason"]))], number
+        if record["outcome"] == "timed-out":
+            return [nbformat.v4.new_markdown_cell(head + t("nb_hangs", env=env.name, seconds=record["seconds"]))], number
+        how = ((t("ran_wrong") if expectation.kind == "prints" else t("passed")) if record["outcome"] == "passed"
+               else t("raised", exception=record["exception"]))
+        note = t("nb_recorded", env=env.name, how=how)
+        if not record.get("stdout") and record["outcome"] == "passed":
+            note += " " + t("nb_printed_nothing")
+    elif expectation.kind in ("not-applicable", "hangs"):
+        return [nbformat.v4.new_markdown_cell(head + note)], number
+    cell = nbformat.v4.new_code_cell(example(path))
+    cell.metadata["tfdist"] = {"snippet": name, "outputs_from": env.name if record else None}
+    if expectation.kind == "raises":
+        cell.metadata["tags"] = ["raises-exception"]
+    if record is not None:
+        number += 1
+        cell.execution_count = number
+        cell.outputs = _outputs(record)
+    return [nbformat.v4.new_markdown_cell(head + note), cell], number
+
+
+def build(entry: registry.Entry, lang: str = i18n.DEFAULT, url: str | None = None) -> nbformat.NotebookNode:
+    """The notebook of `entry` in `lang`, linking back to its page at `url` (absolute: the
+    notebook is also read outside the site), with the recorded outputs of the default environment."""
+    from . import evidence, macros
+
+    previous = i18n.language()
+    i18n.set_language(lang)
+    try:
+        default = envs.default()
+        url = url or entry_url(entry, lang)
+        records = evidence.load()
+        ran = [records.get((p.relative_to(envs.ROOT).as_posix(), default.name)) for p in entry.snippets]
+        ran = [r for r in ran if r and r["outcome"] not in ("not-applicable", "timed-out")]
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["language_info"] = {"name": "python"}
+        nb.metadata["tfdist"] = {"entry": entry.id, "page": url, "language": lang, "outputs_from": default.name}
+        intro = t("nb_intro", id=entry.id, title=macros._title(entry), url=url)
+        if ran:
+            intro += "\n\n" + t("nb_outputs", env=default.name, label=macros._label(ran[0]),
+                                replicas=ran[0]["replicas"], devices=ran[0].get("devices") or "?",
+                                date=max(r["date"] for r in ran))
+        else:
+            intro += "\n\n" + t("nb_no_outputs", env=default.name)
+        setup = nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip()
+                                          + "\n\nprint(provide_replicas())")
+        number = 0
+        if ran and ran[0].get("devices"):
+            number = setup.execution_count = 1
+            setup.outputs = [nbformat.v4.new_output("stream", name="stdout", text=ran[0]["devices"] + "\n")]
+        cells = [nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(t("nb_setup")), setup]
+        for path in entry.snippets:
+            more, number = _snippet_cells(entry, path, default, number)
+            cells.extend(more)
+        for i, cell in enumerate(cells):  # stable ids: the same entry gives the same bytes
+            cell.id = f"{entry.id.lower()}-{i}"
+        nb.cells = cells
+        return nb
+    finally:
+        i18n.set_language(previous)
+
+
+def write(nb: nbformat.NotebookNode, target: Path) -> Path:
+    """Write `nb` to `target` unless it already holds exactly these bytes (its mtime then stays)."""
+    nbformat.validate(nb)
+    text = nbformat.writes(nb) + "\n"
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    return target
+
+
+def published() -> list[registry.Entry]:
+    return [e for e in registry.load().values() if e.status == "published" and e.snippets]
+
+
+def write_all(out_dir: Path, lang: str = i18n.DEFAULT, urls: dict[str, str] | None = None) -> list[Path]:
+    """Each published entry's notebook in `lang` as out_dir/ID.ipynb; stale notebooks removed."""
+    urls = urls or {}
+    written = [write(build(e, lang, urls.get(e.id)), out_dir / f"{e.id}.ipynb") for e in published()]
+    for old in set(out_dir.glob("*.ipynb")) - set(written):
+        old.unlink()
     return written

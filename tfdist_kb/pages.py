@@ -3,8 +3,8 @@ each as "line N: what is wrong; what to do". The page tests run it on docs/, the
 altered copies of it.
 
 Checked: no pytest skip marker anywhere (a skipped block would count as executed); every fenced
-block is a snippet include, an executed block, a source quote of a pinned release, or inside a
-"Not run: <reason>" admonition; an entry page includes each of its snippets and shows an outcome()
+block is a snippet include, an executed block, a source quote of a pinned release, a Mermaid
+diagram (its labels count as prose), or inside a "Not run: <reason>" admonition; an entry page includes each of its snippets and shows an outcome()
 of each; prose types no version or environment name (claim() and version() render them). HTML
 comments are removed before anything else is read, so nothing inside one counts.
 """
@@ -21,6 +21,7 @@ INCLUDE = re.compile(r'^--8<-- "(?P<target>TFD\d{3}/[\w-]+\.py):example"$')
 RUNNER_INCLUDE = '--8<-- "replicas.py"'  # the device setup the runner executes before every snippet
 QUOTE = re.compile(r'title="(?P<dist>[\w.-]+) (?P<version>[\w.]+) · (?P<path>[\w./-]+)"')
 EXECUTED_INFO = {"python", "bash", "sh"}  # collected by pytest-codeblocks as they are
+DIAGRAM_INFO = {"mermaid"}  # drawn as SVG by tfdist_kb.diagrams: no code; its text is prose (checked below)
 COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 MACRO = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 OUTCOME_CALL = re.compile(r"""\boutcome\(\s*["'](?P<target>TFD\d{3}/[\w-]+\.py)["']""")
@@ -98,8 +99,8 @@ def fences(text: str, skipped: list | None = None) -> list[str]:
     for m in FENCE.finditer(text):
         info, body, line = m["info"].strip(), m["body"], _line(text, m.start())
         include, quote = INCLUDE.match(body.strip()), QUOTE.search(info)
-        if body.strip() == RUNNER_INCLUDE or info in EXECUTED_INFO:
-            continue  # the runner's own setup, shown as it runs; or a block pytest-codeblocks runs
+        if body.strip() == RUNNER_INCLUDE or info in EXECUTED_INFO or info in DIAGRAM_INFO:
+            continue  # the runner's own setup, shown as it runs; a block pytest-codeblocks runs; a diagram
         if include:
             wanted = f'python title="snippets/{include["target"]}"'
             if not (runner.SNIPPETS / include["target"]).exists():
@@ -153,8 +154,15 @@ def snippets_shown(text: str, entry: str) -> list[str]:
 
 def prose(text: str) -> str:
     """The prose of a page: `text` (comments removed) without front matter, the H1 title, fenced
-    code (with source-quote titles), macro calls and <q> quotations, blanked in place."""
-    for pattern in (FRONT_MATTER, FENCE, MACRO, QUOTATION):
+    code (with source-quote titles), macro calls and <q> quotations, blanked in place. A diagram's
+    text stays: a label may no more type a version than a sentence."""
+    def code(m: re.Match) -> str:
+        keep = (m.start("body"), m.end("body")) if m["info"].strip() in DIAGRAM_INFO else (m.end(), m.end())
+        whole, start = m.group(0), m.start()
+        return (re.sub(r"[^\n]", " ", whole[:keep[0] - start]) + whole[keep[0] - start:keep[1] - start]
+                + re.sub(r"[^\n]", " ", whole[keep[1] - start:]))
+    text = FENCE.sub(code, _blank(text, FRONT_MATTER))
+    for pattern in (MACRO, QUOTATION):
         text = _blank(text, pattern)
     title = TITLE.search(text)
     return text[:title.start()] + " " * len(title.group(0)) + text[title.end():] if title else text

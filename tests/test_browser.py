@@ -1,0 +1,501 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright, the site served over
+http on 127.0.0.1 (the `served_site` fixture of conftest.py).
+
+Both languages load, the language switch keeps the entry, the copy button copies the code, no
+request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, and the
+search box finds what `tfdist explain` finds (IDs, recorded error headlines, pastes from real
+issues) and the Chinese terms readers use. Screenshots of home and /e/TFD001/ in each language at
+both widths are kept in test-output/screenshots/.
+
+Fast by design: one browser per session, one reused tab per viewport, and every page is loaded
+once per viewport (the `visits` fixture), its facts recorded for the tests that read them.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from urllib.parse import urlsplit
+
+import pytest
+
+from tfdist import matcher
+from tfdist_kb import registry
+
+ROOT = registry.ROOT
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; never a downloaded one
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-quic",
+    # Any host but the local server fails at once (the request is still recorded, and reported).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+VIEWPORTS = {
+    "desktop": dict(viewport={"width": 1280, "height": 800}),
+    "phone": dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=3),
+}
+LANGS = {"en": "", "zh": "/zh"}  # each language's URL prefix
+SCREENSHOTS = ROOT / "test-output" / "screenshots"
+DEV_ERRORS = ROOT.parent / "shared" / "data" / "dev_errors.jsonl"  # real pastes; not in the repository
+
+ENTRIES = [e.id for e in registry.load().values() if e.status == "published"]
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+# Pastes quoted in issue 8, each with the entry expected when the matcher has no answer of its own.
+ISSUE_PASTES = [('Need to be inside "with strategy.scope()"', "TFD003"), ("global_replica_id: 0", "TFD004")]
+CHINESE_TERMS = [("优化器", "TFD001"), ("槽变量", "TFD001"), ("滑动平均", "TFD005"), ("副本", "TFD004")]
+
+
+def home_path(lang: str) -> str:
+    return LANGS[lang] + "/"
+
+
+def entry_path(entry_id: str, lang: str) -> str:
+    return f"{LANGS[lang]}/e/{entry_id}/"
+
+
+# ---------------------------------------------------------------- browser
+
+class Tab:
+    """One reused page, recording every request, failed response, console error and page error."""
+
+    def __init__(self, context, base: str):
+        self.context, self.base = context, base
+        self.page = context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("response", lambda r: r.status >= 400 and self.errors.append(
+            f"HTTP {r.status} {r.url.removeprefix(self.base)} (on {self.here()})"))
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e} (on {self.here()})"))
+
+    def _console(self, message):
+        # "Failed to load resource: the server responded with a status of 404" says less than the
+        # response itself, which is recorded with its URL.
+        if message.type == "error" and "the server responded with a status of" not in message.text:
+            self.errors.append(f"console error: {message.text} (on {self.here()})")
+
+    def here(self) -> str:
+        return self.page.url.removeprefix(self.base)
+
+    def reset(self) -> "Tab":
+        self.requests.clear()
+        self.errors.clear()
+        return self
+
+    def open(self, path: str) -> int:
+        """Load `path`; its HTTP status."""
+        response = self.page.goto(self.base + path)
+        return response.status if response else 0
+
+    def lang(self) -> str:
+        return self.page.evaluate("document.documentElement.lang")
+
+    def search(self, query: str, paste: bool = True) -> list[str]:
+        """Paste `query` into the current page's search box (through the clipboard and Ctrl+V, as a
+        reader does: Chromium turns its line breaks into spaces in the box, a `paste` listener sees
+        them), or type it (`paste=False`): the paths of the result pages, best first."""
+        page = self.page
+        box = page.locator("input.md-search__input")
+        if not box.is_visible():
+            page.keyboard.press("/")
+            if not box.is_visible():
+                page.locator('label[for="__search"]').first.click()
+        meta = page.locator(".md-search-result__meta").element_handle()
+        placeholder = page.evaluate("JSON.parse(document.querySelector('#__config').textContent)"
+                                    ".translations['search.result.placeholder']")
+        box.fill("")
+        box.press("End")
+        try:  # the worker is ready and the box empty
+            page.wait_for_function("([el, text]) => el.textContent.trim() === text", arg=[meta, placeholder],
+                                   timeout=10000)
+        except Exception:
+            pass
+        if paste:
+            page.evaluate("text => navigator.clipboard.writeText(text)", query)
+            box.press("ControlOrMeta+V")
+        else:
+            box.fill(query)
+        box.press("End")
+        try:
+            page.wait_for_function("([el, text]) => el.textContent.trim() !== text", arg=[meta, placeholder],
+                                   timeout=10000)
+        except Exception:
+            return ["(no answer within 10 s)"]
+        links = page.locator(".md-search-result__list > li").evaluate_all(
+            "items => items.map(li => (li.querySelector('a') || {}).href).filter(Boolean)")
+        return [urlsplit(link).path for link in links]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def tabs(browser, served_site):
+    """{viewport: Tab}: one context and one page per viewport, clipboard permitted."""
+    out = {}
+    for name, options in VIEWPORTS.items():
+        context = browser.new_context(**options)
+        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=served_site)
+        out[name] = Tab(context, served_site)
+    yield out
+    for tab in out.values():
+        tab.context.close()
+
+
+@pytest.fixture
+def desktop(tabs):
+    """The 1280x800 tab, its records emptied."""
+    return tabs["desktop"].reset()
+
+
+@pytest.fixture(scope="session")
+def index(site):
+    """The site's own error index (/errors.json): the data the matcher and the search must agree on."""
+    return json.loads((site / "errors.json").read_text())
+
+
+# ---------------------------------------------------------------- every page, once per viewport
+
+PAGE_FACTS = """(entryId) => {
+    const article = document.querySelector('article') || document.body;
+    const prose = article.cloneNode(true);
+    prose.querySelectorAll('pre, code, table, script, style, .highlight').forEach(e => e.remove());
+    const text = prose.textContent;
+    return {
+        lang: document.documentElement.lang,
+        h1: [...article.querySelectorAll('h1')].map(h => h.textContent.replace('¶', '').trim()),
+        showsId: entryId ? article.innerText.includes(entryId) : null,
+        cjk: (text.match(/[\\u3400-\\u4dbf\\u4e00-\\u9fff]/g) || []).length,
+        latin: (text.match(/[A-Za-z]/g) || []).length,
+        entryLinks: [...article.querySelectorAll('a[href]')].map(a => a.href),
+        switcher: Object.fromEntries([...document.querySelectorAll('.md-header .md-select a[hreflang]')]
+                                     .map(a => [a.hreflang, a.href])),
+    };
+}"""
+
+MEASURE_TABLES = """() => {
+    document.querySelectorAll('article details').forEach(d => d.open = true);
+    const style = document.createElement('style');  // every tab's content shown, so every table is measured
+    style.textContent = '.tabbed-set > .tabbed-content > .tabbed-block { display: block !important; }';
+    document.head.appendChild(style);
+    const article = document.querySelector('article.md-content__inner, .md-content__inner, .md-typeset');
+    const cs = getComputedStyle(article);
+    const column = article.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const headings = [...article.querySelectorAll('h1, h2, h3, h4')];
+    const tables = [...article.querySelectorAll('table')].map((table, i) => {
+        let wrap = table.parentElement;
+        while (wrap && wrap !== article && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(wrap).overflowX))
+            wrap = wrap.parentElement;
+        const boxed = wrap && wrap !== article;
+        const heading = headings.filter(h => h.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+        const row = table.querySelector('tr');
+        return {n: i + 1, width: table.getBoundingClientRect().width,
+                heading: heading ? heading.textContent.replace('¶', '').trim() : '',
+                head: row ? [...row.cells].map(c => c.textContent.trim()).join(' | ') : '',
+                wrap: boxed ? wrap.className : null,
+                scroll: boxed ? wrap.scrollWidth : 0, client: boxed ? wrap.clientWidth : 0};
+    });
+    style.remove();
+    return {column, tables};
+}"""
+
+
+def _visit(tab: Tab, path: str, entry_id: str | None, screenshot: str | None, settle: bool) -> dict:
+    tab.reset()
+    status = tab.open(path)
+    record = {"status": status}
+    if status == 200:
+        if settle:  # let every request the page makes after `load` (fetches, workers) happen
+            tab.page.wait_for_load_state("networkidle")
+        record.update(tab.page.evaluate(PAGE_FACTS, entry_id))
+        if screenshot:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            target = SCREENSHOTS / screenshot
+            tab.page.screenshot(path=str(target))
+            record["screenshot"] = target
+        if entry_id:
+            record["tables"] = tab.page.evaluate(MEASURE_TABLES)
+    record["requests"], record["errors"] = list(tab.requests), list(tab.errors)
+    return record
+
+
+@pytest.fixture(scope="session")
+def visits(tabs):
+    """{(viewport, path): facts} for home and every entry in both languages at both widths, plus
+    ("desktop", "<lang> search") for a search on each home page. Home and /e/TFD001/ are also
+    screenshotted; on the desktop they (and the search) wait for the network to go quiet, so that
+    every request they make after `load` is seen (other pages record what they ask for until the
+    next page replaces them)."""
+    out = {}
+    for viewport, tab in tabs.items():
+        size = "{width}x{height}".format(**VIEWPORTS[viewport]["viewport"])
+        for lang in LANGS:
+            for entry_id in [None] + ENTRIES:
+                path = entry_path(entry_id, lang) if entry_id else home_path(lang)
+                shot = f"{entry_id or 'home'}-{lang}-{size}.png" if entry_id in (None, "TFD001") else None
+                out[viewport, path] = _visit(tab, path, entry_id, shot,
+                                             settle=viewport == "desktop" and entry_id in (None, "TFD001"))
+            if viewport == "desktop":  # a reader's search, for the request and console checks
+                tab.reset()
+                tab.open(home_path(lang))
+                found = [tab.search("TFD001", paste=False),
+                         tab.search('RuntimeError: Need to be inside "with strategy.scope()" for <MirroredStrategy>')]
+                tab.page.wait_for_load_state("networkidle")
+                out[viewport, f"{lang} search"] = {"found": found, "requests": list(tab.requests),
+                                                   "errors": list(tab.errors)}
+    tabs["desktop"].reset()
+    return out
+
+
+def _loaded(visits, viewport, path) -> dict:
+    record = visits[viewport, path]
+    assert record["status"] == 200, f"{path}: HTTP {record['status']}"
+    return record
+
+
+# ---------------------------------------------------------------- pages load, each in its language
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("entry_id", ENTRIES)
+def test_entry_page_loads_in_its_language(visits, entry_id, lang):
+    path = entry_path(entry_id, lang)
+    page = _loaded(visits, "desktop", path)
+    assert page["lang"].lower().startswith(lang), f"{path}: <html lang={page['lang']!r}>, expected {lang}"
+    assert page["showsId"], f"{path}: the page does not show {entry_id}"
+    assert len(page["h1"]) == 1, f"{path}: {len(page['h1'])} <h1> headings"
+    if lang == "zh":
+        # Chinese prose has far more Chinese characters than an English page with Chinese widgets
+        # (the English fallback under /zh/ shows about one per 15-20 Latin letters).
+        assert page["cjk"] >= 100 and page["cjk"] * 3 >= page["latin"], (
+            f"{path} is not written in Chinese: its prose has {page['cjk']} Chinese characters and "
+            f"{page['latin']} Latin letters (wanted at least 100, and one per three Latin letters or more)")
+        assert CJK.search(page["h1"][0]), f"{path}: the title {page['h1'][0]!r} is not in Chinese"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_loads_in_its_language(visits, lang):
+    path = home_path(lang)
+    page = _loaded(visits, "desktop", path)
+    assert page["lang"].lower().startswith(lang), f"{path}: <html lang={page['lang']!r}>, expected {lang}"
+    linked = {urlsplit(link).path for link in page["entryLinks"]}
+    missing = [e for e in ENTRIES if entry_path(e, lang) not in linked]
+    assert not missing, f"{path} links to no {lang} page of {', '.join(missing)}"
+    if lang == "zh":
+        assert page["h1"] and CJK.search(page["h1"][0]), f"{path}: the title {page['h1']!r} is not in Chinese"
+
+
+# ---------------------------------------------------------------- language switch
+
+def _switch(tab: Tab, lang: str):
+    tab.page.locator(".md-header .md-select").first.hover()
+    with tab.page.expect_navigation():
+        tab.page.locator(f'.md-header .md-select a[hreflang^="{lang}"]').first.click()
+
+
+def test_language_switcher_keeps_the_entry(visits, desktop):
+    """A click from /e/TFD001/ to Chinese and back; on every entry page the switcher's links name the
+    same entry in each language."""
+    problems = []
+    for entry_id in ENTRIES:
+        for lang in LANGS:
+            switcher = _loaded(visits, "desktop", entry_path(entry_id, lang))["switcher"]
+            for other in LANGS:
+                target = urlsplit(switcher.get(other, "")).path
+                if target != entry_path(entry_id, other):
+                    problems.append(f"{entry_path(entry_id, lang)}: the switcher's {other} link goes to "
+                                    f"{target or 'nothing'}, not {entry_path(entry_id, other)}")
+    assert desktop.open(entry_path("TFD001", "en")) == 200
+    for lang in ("zh", "en"):
+        _switch(desktop, lang)
+        if desktop.here().split("#")[0] != entry_path("TFD001", lang) or not desktop.lang().startswith(lang):
+            problems.append(f"clicking {lang} in the switcher went to {desktop.here()} (lang {desktop.lang()!r}), "
+                            f"not {entry_path('TFD001', lang)}")
+            break
+    assert not problems, "\n".join(problems)
+
+
+# ---------------------------------------------------------------- copy button
+
+COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_copy_button_copies_the_code(desktop, lang):
+    page = desktop.page
+    assert desktop.open(entry_path("TFD001", lang)) == 200
+    blocks = [b for b in page.locator("article pre").all() if b.is_visible() and b.locator(COPY_BUTTON).count()]
+    assert blocks, "no visible code block with a copy button on TFD001"
+    for n, block in enumerate(blocks[:3]):
+        page.evaluate("navigator.clipboard.writeText('(nothing copied)')")
+        block.hover()
+        block.locator(COPY_BUTTON).first.click()
+        page.wait_for_function("async () => (await navigator.clipboard.readText()) !== '(nothing copied)'",
+                               timeout=3000)
+        copied = page.evaluate("navigator.clipboard.readText()")
+        shown = block.locator("code").first.inner_text()
+        assert copied.rstrip("\n") == shown.rstrip("\n"), (
+            f"code block {n + 1}: the clipboard holds {copied[:200]!r}, the block shows {shown[:200]!r}")
+
+
+# ---------------------------------------------------------------- nothing leaves the machine, no errors
+
+def _of_lang(visits, lang):
+    return {key: record for key, record in visits.items()
+            if key[1] == f"{lang} search" or (key[1].startswith("/zh/") == (lang == "zh") and key[1].startswith("/"))}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_request_leaves_localhost(visits, lang):
+    """Home and every entry at both widths, and a search, in one language."""
+    records = _of_lang(visits, lang)
+    assert any("search" in r for r in records["desktop", f"{lang} search"]["requests"]), "the search was not used"
+    outside = {}
+    for (viewport, path), record in records.items():
+        for url in record["requests"]:
+            if urlsplit(url).scheme not in ("data", "blob", "about") and urlsplit(url).hostname != "127.0.0.1":
+                outside.setdefault(url, f"{path} ({viewport})")
+    assert not outside, f"{len(outside)} request(s) left 127.0.0.1:\n" + "\n".join(
+        f"{url} from {where}" for url, where in sorted(outside.items()))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_console_errors(visits, lang):
+    """Home and every entry at both widths, and a search, in one language: no console error, no
+    uncaught exception, no failed response."""
+    errors = list(dict.fromkeys(f"{error} [{viewport}]" for (viewport, _), record in _of_lang(visits, lang).items()
+                                for error in record["errors"]))
+    assert not errors, f"{len(errors)} error(s):\n" + "\n".join(errors)
+
+
+# ---------------------------------------------------------------- tables fit
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("entry_id", ENTRIES)
+def test_tables_fit(visits, entry_id, lang, viewport):
+    """No table wider than the text column, none scrolling inside its box (a hidden column)."""
+    path = entry_path(entry_id, lang)
+    found = _loaded(visits, viewport, path)["tables"]
+    column = found["column"]
+    problems = []
+    for t in found["tables"]:
+        name = f"table {t['n']} under {t['heading'][:60]!r} (first row: {t['head'][:80]!r})"
+        if t["width"] > column + 1:
+            problems.append(f"{name} is {t['width']:.0f} px wide in a {column:.0f} px column: "
+                            f"{t['width'] - column:.0f} px too wide"
+                            + (f" ({t['scroll'] - t['client']} px hidden in its scroll box)" if t["wrap"] else ""))
+        elif t["scroll"] > t["client"] + 1:
+            problems.append(f"{name}: its scroll box ({t['wrap']}) is {t['client']} px wide and scrolls "
+                            f"{t['scroll']} px: {t['scroll'] - t['client']} px hidden")
+    size = "{width}x{height}".format(**VIEWPORTS[viewport]["viewport"])
+    assert not problems, f"{path} at {size}:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------- search
+
+def _expected(query: str, index: dict, fallback: str | None) -> set[str]:
+    """The entries `tfdist explain` puts first for `query` (all of them when tied), else {fallback}."""
+    found = matcher.explain(query, index)
+    if found:
+        return {r["id"] for r in found if r["score"] == found[0]["score"]}
+    return {fallback} if fallback else set()
+
+
+def _check_searches(tab: Tab, lang: str, cases: list[tuple[str, set[str], str]], paste: bool = True) -> None:
+    """cases: (query, expected entry IDs, note), each pasted (or typed) on the language's home page.
+    Fails listing every query whose first result is wrong."""
+    assert tab.open(home_path(lang)) == 200
+    problems = []
+    for query, expected, note, *within in cases:
+        within = within[0] if within else 1  # the expected entry among the first `within` pages
+        paths = tab.search(query, paste=paste)
+        wanted = sorted(entry_path(e, lang) for e in expected)
+        if not set(list(dict.fromkeys(paths))[:within]) & set(wanted):
+            where = "first" if within == 1 else f"among the first {within} pages"
+            problems.append(f"{query[:100]!r}{note}: expected {' or '.join(wanted)} {where}, "
+                            f"got {paths[:3] or 'nothing'}")
+    assert not problems, (f"{len(problems)} of {len(cases)} searches on {home_path(lang)} miss:\n"
+                          + "\n".join(problems))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_finds_an_entry_by_its_id(desktop, index, lang):
+    cases = []
+    for entry_id in ENTRIES:
+        for query in (entry_id, entry_id.lower()):
+            assert _expected(query, index, None) == {entry_id}
+            cases.append((query, {entry_id}, ""))
+    _check_searches(desktop, lang, cases, paste=False)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_finds_every_recorded_error_headline(desktop, index, lang):
+    """Each `exception: headline` the evidence recorded: the entry the matcher names first. A headline
+    the matcher names no entry for is a generic TensorFlow message (`tf.function-decorated function
+    tried to create variables on non-first call.`) that many programs raise: the words decide, and
+    the entry that recorded it must be among the first 3 pages."""
+    owners: dict[str, list[str]] = {}
+    for entry in index["entries"]:
+        for run in entry.get("reproduced") or []:
+            ids = owners.setdefault(f"{run['exception']}: {run['headline']}", [])
+            if entry["id"] not in ids:
+                ids.append(entry["id"])
+    assert owners, "no recorded error headline in errors.json"
+    cases = []
+    for query, ids in owners.items():
+        expected = _expected(query, index, None)
+        within = 1
+        if not expected:
+            expected, within = set(ids), 3
+            note = f" (recorded under {', '.join(ids)}; `tfdist explain` names no entry)"
+        elif not set(ids) & expected:
+            note = f" (recorded under {', '.join(ids)}; `tfdist explain` names {', '.join(sorted(expected))})"
+        else:
+            note = ""
+        cases.append((query, expected, note, within))
+    _check_searches(desktop, lang, cases)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_finds_the_pastes_from_the_issue(desktop, index, lang):
+    _check_searches(desktop, lang, [(q, _expected(q, index, fallback), "") for q, fallback in ISSUE_PASTES])
+
+
+def test_search_finds_chinese_terms(desktop):
+    _check_searches(desktop, "zh", [(q, {e}, "") for q, e in CHINESE_TERMS], paste=False)
+
+
+def test_search_finds_real_error_pastes(desktop, index):
+    """Every paste of ../shared/data/dev_errors.jsonl that `tfdist explain` answers: that entry first."""
+    path = DEV_ERRORS
+    if not path.exists():
+        pytest.skip(f"no {path} (it is not part of the repository)")
+    cases = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            paste = json.loads(line)
+            expected = _expected(paste["error_text"], index, None)
+            if expected:
+                cases.append((paste["error_text"], expected, f" ({paste.get('source', '?')})"))
+    assert cases, f"{path}: the matcher answers none of its pastes"
+    _check_searches(desktop, "en", cases)
+
+
+# ---------------------------------------------------------------- screenshots (test output)
+
+def test_screenshots(visits, capsys):
+    shots = [record["screenshot"] for record in visits.values() if "screenshot" in record]
+    assert len(shots) == 2 * len(LANGS) * len(VIEWPORTS), f"{len(shots)} screenshots taken"
+    for shot in shots:
+        assert shot.stat().st_size > 1000, f"{shot}: empty"
+    with capsys.disabled():
+        print("\nscreenshots:\n" + "\n".join(f"  {shot.relative_to(ROOT)}" for shot in sorted(shots)))

@@ -1,0 +1,346 @@
+"""`make pdf`: one PDF per language, checked through what poppler reads back from it (pdftotext,
+pdfinfo, pdftohtml), against the sources rather than against what tfdist_kb.pdf says it did.
+
+Every page title is printed and in the outline, every entry's ID and permanent address are on the
+entry's first page (the outline and the table of contents point there), every fenced code block of
+the docs and every snippet section the pages include is printed line by line, the content of every
+<details> fold is printed, internal links jump to destinations that exist, no word lies outside the
+printable width, Chinese is set in a Simplified Chinese font. The PDFs are built once for the module
+(`make pdf`'s own function); their page counts are printed and recorded as test properties.
+"""
+from __future__ import annotations
+
+import html
+import html.parser
+import json
+import os
+import re
+import subprocess
+import urllib.parse
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tfdist_kb import errors, pdf, registry
+
+ROOT = registry.ROOT
+DOCS = ROOT / "docs"
+SNIPPET_DIRS = [ROOT / "snippets", ROOT / "tfdist_kb"]  # mkdocs.yml pymdownx.snippets base_path
+A4_POINTS = (595.92, 842.88)
+MM = 72 / 25.4
+
+
+@pytest.fixture(scope="module")
+def books(tmp_path_factory):
+    """The PDFs, built once; $TFDIST_KB_PDF names a folder an earlier run of this fixture left (the
+    PDFs, their report and work/) to check again without printing (a quicker loop)."""
+    if os.environ.get("TFDIST_KB_PDF"):
+        out = Path(os.environ["TFDIST_KB_PDF"]).resolve()
+        built = {b["lang"]: pdf.Book(**b) for b in json.loads((out / pdf.REPORT).read_text())["books"]}
+    else:
+        out = tmp_path_factory.mktemp("pdf")
+        built = {book.lang: book for book in pdf.build(out, work=out / "work")}
+    return {lang: (out / book.pdf, book, out / "work" / f"site-{lang}") for lang, book in built.items()}
+
+
+def _run(*command) -> str:
+    return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+
+def squash(text: str) -> str:
+    """Text without any whitespace: line wrapping and page breaks put their own."""
+    return re.sub(r"\s+", "", html.unescape(text))
+
+
+_texts: dict = {}
+
+
+def pages_text(path: Path, mode: str = "-raw") -> list[str]:
+    """The text of each page without the footer (page numbers): in the order it was drawn (-raw),
+    as laid out on the page (-layout) or in poppler's reading order ("")."""
+    if (path, mode) not in _texts:
+        height = round(A4_POINTS[1] - pdf.MARGIN_MM["bottom"] * MM)
+        text = _run("pdftotext", *([mode] if mode else []), "-x", "0", "-y", "0", "-W", str(round(A4_POINTS[0])),
+                    "-H", str(height), str(path), "-")
+        _texts[(path, mode)] = text.split("\f")[:-1]
+    return _texts[(path, mode)]
+
+
+def printed_text(path: Path) -> list[str]:
+    """The whole text, squashed, once per way of reading it: a line that wraps across a page, or
+    sits in a table cell, reads whole in at least one of them."""
+    return [squash("".join(pages_text(path, mode))) for mode in ("-raw", "-layout", "")]
+
+
+def outline(path: Path) -> list[tuple[str, int]]:
+    xml = _run("pdftohtml", "-xml", "-i", "-q", "-stdout", "-f", "1", "-l", "1", str(path))
+    return [(html.unescape(title), int(page)) for page, title in re.findall(r'<item page="(\d+)">(.*?)</item>', xml)]
+
+
+# --- what the sources say should be printed ------------------------------------------------------
+
+def nav_pages() -> list[str]:
+    """The pages of the site's navigation (built by the hooks from the registry), in order."""
+    from tfdist_kb import mkdocs_hooks
+
+    found = []
+
+    def walk(item):
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            for value in item.values():
+                walk(value)
+        elif isinstance(item, list):
+            for value in item:
+                walk(value)
+
+    walk(mkdocs_hooks.on_config({"nav": None})["nav"])
+    return [page for page in found if page.endswith(".md")]
+
+
+def source(page: str, lang: str) -> Path:
+    """The file a language's page is built from: `X.zh.md`, falling back to `X.md`."""
+    own = DOCS / page.replace(".md", f".{lang}.md")
+    return own if lang != "en" and own.exists() else DOCS / page
+
+
+def body(path: Path) -> tuple[dict, str]:
+    text = path.read_text(encoding="utf-8")
+    match = re.match(r"^---\n(.*?)\n---\n", text, re.DOTALL)
+    return (yaml.safe_load(match.group(1)) or {}, text[match.end():]) if match else ({}, text)
+
+
+def title(path: Path) -> str:
+    meta, text = body(path)
+    heading = re.search(r"^# (.+)$", text, re.MULTILINE)
+    raw = heading.group(1) if heading else meta.get("title", "")
+    return re.sub(r"`|\*\*|\{:.*?\}", "", raw).strip()
+
+
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+INCLUDE = re.compile(r"""^\s*--8<--\s+["']([^"':]+)(?::([\w-]+))?["']\s*$""")
+SECTION_MARK = re.compile(r"--8<--\s*\[(?:start|end):[\w-]+\]")
+
+
+def snippet(target: str, section: str | None) -> str:
+    path = next(d / target for d in SNIPPET_DIRS if (d / target).exists())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if section:
+        start = next(i for i, line in enumerate(lines) if re.search(rf"--8<--\s*\[start:{section}\]", line))
+        end = next(i for i, line in enumerate(lines) if re.search(rf"--8<--\s*\[end:{section}\]", line))
+        lines = lines[start + 1:end]
+    return "\n".join(line for line in lines if not SECTION_MARK.search(line))
+
+
+def code_blocks(path: Path) -> list[tuple[str, str]]:
+    """(where, code) of every fenced block of a page, includes resolved; diagrams left out."""
+    blocks, lines = [], body(path)[1].splitlines()
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, fence, info = opening.group("indent"), opening.group("fence"), opening.group("info").strip()
+        content, i = [], i + 1
+        while i < len(lines) and not re.match(rf"^{re.escape(indent)}{fence[0]}{{{len(fence)},}}\s*$", lines[i]):
+            content.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i].lstrip())
+            i += 1
+        i += 1
+        if info.split(" ")[0].lower() == "mermaid":
+            continue
+        code = []
+        for line in content:
+            if SECTION_MARK.search(line):  # pymdownx.snippets drops section markers from pages too
+                continue
+            include = INCLUDE.match(line)
+            code.append(snippet(include.group(1), include.group(2)) if include else line)
+        blocks.append((f"{path.relative_to(ROOT)} {info or '(plain)'}", "\n".join(code)))
+    return blocks
+
+
+def missing_lines(code: str, printed: list[str]) -> list[str]:
+    """The lines of `code` printed nowhere (whitespace aside); lines that macros fill in aside."""
+    missing = []
+    for line in code.splitlines():
+        want = squash(line)
+        if want and "{{" not in line and "{%" not in line and not any(want in text for text in printed):
+            missing.append(line)
+    return missing
+
+
+class _Details(html.parser.HTMLParser):
+    """The text of every outermost <details> of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.depth, self.current, self.found = 0, [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "details":
+            self.depth += 1
+        elif self.depth and tag in ("p", "li", "pre", "br", "tr", "div", "summary", "td", "th"):
+            self.current.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag == "details" and self.depth:
+            self.depth -= 1
+            if not self.depth:
+                self.found.append("".join(self.current))
+                self.current = []
+        elif self.depth and tag in ("p", "li", "pre", "summary", "td", "th", "code"):
+            self.current.append("\n")
+
+    def handle_data(self, data):
+        if self.depth:
+            self.current.append(data)
+
+
+# --- the tests -------------------------------------------------------------------------------------
+
+@pytest.fixture(params=pdf.LANGUAGES)
+def lang(request):
+    return request.param
+
+
+def test_one_pdf_per_language_and_its_page_count(books, record_property):
+    counts = {}
+    for lang, (path, book, _) in books.items():
+        info = _run("pdfinfo", str(path))
+        pages = int(re.search(r"^Pages:\s+(\d+)", info, re.MULTILINE).group(1))
+        assert re.search(r"^Tagged:\s+yes", info, re.MULTILINE), f"{path.name} is not a tagged PDF"
+        assert re.search(r"^Page size:\s+595\.9\d? x 842\.8\d? pts \(A4\)", info, re.MULTILINE)
+        assert pages == book.pages and pages > len(registry.load())
+        counts[lang] = pages
+        record_property(f"pages_{lang}", pages)
+    report = json.loads((path.parent / pdf.REPORT).read_text())
+    assert {b["lang"]: b["pages"] for b in report["books"]} == counts
+    print(f"PDF pages: {counts} ({report['seconds']} s)")
+
+
+def test_cover_table_of_contents_and_page_numbers(books, lang):
+    path, book, _ = books[lang]
+    pages = pages_text(path)
+    site_name = _site_names()[lang]
+    assert squash(site_name) in squash(pages[0]), "the cover names the site"
+    assert squash(pdf.site_address(lang)) in squash(pages[0]), "the cover gives the site's address"
+    assert squash(pdf.WORDS[lang]["contents"]) in squash(pages[1])
+    toc = _run("pdftotext", "-layout", "-f", "2", "-l", "2", str(path), "-").splitlines()
+    for entry in _published():
+        page, head = book.entries[entry.id]["page"], squash(title(source(f"e/{entry.id}.md", lang)))[:12]
+        assert any(squash(line).startswith(head) and re.search(rf"\s{page}$", line.rstrip()) for line in toc), \
+            f"{entry.id}: the table of contents does not give page {page}"
+    # every page after the cover carries its number in the footer
+    footer = _run("pdftotext", "-raw", "-y", str(round(A4_POINTS[1] - pdf.MARGIN_MM["bottom"] * MM)),
+                  "-H", str(round(pdf.MARGIN_MM["bottom"] * MM)), "-W", str(round(A4_POINTS[0])), "-x", "0",
+                  str(path), "-").split("\f")[:-1]
+    assert len(footer) == book.pages
+    unnumbered = [n for n, text in enumerate(footer, 1) if f"{n}/{book.pages}" not in squash(text)]
+    assert not unnumbered, f"pages without their number: {unnumbered[:10]}"
+
+
+def test_every_page_title_is_printed_and_in_the_outline(books, lang):
+    path, _, _ = books[lang]
+    printed = squash("".join(pages_text(path)))
+    bookmarks = [squash(t) for t, _ in outline(path)]
+    assert len(bookmarks) > len(nav_pages()), "the PDF has an outline"
+    for page in nav_pages():
+        wanted = squash(title(source(page, lang)))
+        assert wanted in printed, f"{page}: title {wanted!r} is not printed"
+        assert wanted in bookmarks, f"{page}: title {wanted!r} is not in the outline"
+
+
+def test_every_entry_has_its_id_and_address_on_its_first_page(books, lang):
+    path, book, _ = books[lang]
+    pages = pages_text(path)
+    marks = {squash(t): p for t, p in outline(path)}
+    for entry in _published():
+        url = errors.base_url() + ("" if lang == "en" else f"{lang}/") + f"e/{entry.id}/"
+        wanted_title = squash(title(source(f"e/{entry.id}.md", lang)))
+        page = marks.get(wanted_title)
+        assert page, f"{entry.id}: no bookmark for {wanted_title!r}"
+        text = squash(pages[page - 1])
+        assert wanted_title in text and entry.id in text and squash(url) in text, \
+            f"{entry.id}: title, ID or {url} missing on page {page}"
+        assert book.entries[entry.id] == {"url": url, "page": page}
+
+
+def test_every_code_block_is_printed(books, lang):
+    path, _, _ = books[lang]
+    printed = printed_text(path)
+    checked, problems = 0, []
+    for page in nav_pages():
+        for where, code in code_blocks(source(page, lang)):
+            checked += 1
+            missing = missing_lines(code, printed)
+            if missing:
+                problems.append(f"{where}: {len(missing)} lines not printed, first {missing[0]!r}")
+    assert checked, "no code blocks found in the docs"
+    assert not problems, "\n".join(problems)
+
+
+def test_every_folded_block_is_printed_opened(books, lang):
+    """<details>: quoted sources, whole messages, the messages behind outcome cells."""
+    path, book, site = books[lang]
+    printed = printed_text(path)
+    parser = _Details()
+    parser.feed((site / "print_page" / "index.html").read_text(encoding="utf-8"))
+    assert parser.found and book.links["details_opened"] >= len(parser.found)
+    problems = []
+    for text in parser.found:
+        missing = missing_lines(text, printed)
+        if missing:
+            problems.append(f"{text.strip()[:60]!r}: {len(missing)} lines not printed, first {missing[0]!r}")
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_internal_links_jump_to_destinations_in_the_pdf(books, lang):
+    path, book, _ = books[lang]
+    raw = path.read_bytes()
+    targets = {re.sub(rb"#([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), name).decode("utf-8")
+               for name in re.findall(rb"/Dest\s*/([^\s/<>\[\]()]+)", raw)}
+    named = {line.rsplit('"', 2)[1] for line in _run("pdfinfo", "-dests", str(path)).splitlines() if '"' in line}
+    named |= {urllib.parse.unquote(name) for name in named}
+    assert len(targets) > len(_published()), "the table of contents and cross-references link inside the PDF"
+    assert not (targets - named), f"links to destinations that do not exist: {sorted(targets - named)[:5]}"
+    assert not book.links["broken"]
+    # a link that left the print page goes to the site's address, never to the local print server
+    uris = re.findall(rb"/URI \((.*?)\)>>", raw)
+    assert not [u for u in uris if u.startswith(b"http://127.0.0.1:") and not u.startswith(errors.base_url().encode())]
+
+
+def test_nothing_is_wider_than_the_page(books, lang):
+    """No word outside the printable width: tables and code wrap or shrink (clipped text would still
+    be in the PDF, outside the margin)."""
+    path, book, _ = books[lang]
+    boxes = _run("pdftotext", "-bbox", str(path), "-")
+    left, right = pdf.MARGIN_MM["left"] * MM - 2, A4_POINTS[0] - pdf.MARGIN_MM["right"] * MM + 2
+    outside = [(html.unescape(word), float(x0), float(x1)) for x0, x1, word in
+               re.findall(r'<word xMin="([\d.]+)" yMin="[\d.]+" xMax="([\d.]+)" yMax="[\d.]+">(.*?)</word>', boxes)
+               if float(x0) < left or float(x1) > right]
+    assert not outside, f"{len(outside)} words outside the printable width, e.g. {outside[:5]}"
+    assert not book.fit["overflowing"]
+
+
+def test_chinese_is_set_in_simplified_chinese_fonts(books):
+    path, book, _ = books["zh"]
+    assert any(family in pdf.CJK_SC for family in book.fonts["cover"]), book.fonts
+    assert re.search(r"[\u4e00-\u9fff]", pages_text(path)[0]), "the cover is in Chinese"
+
+
+# --- helpers reading the config --------------------------------------------------------------------
+
+def _published():
+    return [e for e in registry.load().values() if e.status == "published"]
+
+
+def _site_names() -> dict[str, str]:
+    config = pdf._raw_config()
+    names = {"en": config["site_name"]}
+    for plugin in config["plugins"]:
+        if isinstance(plugin, dict) and "i18n" in plugin:
+            for language in plugin["i18n"]["languages"]:
+                names[language["locale"]] = language.get("site_name") or config["site_name"]
+    return names
