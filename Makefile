@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system envs serve site diagrams test test-fast matrix bench lock clean
+.PHONY: setup system envs serve site diagrams pdf test test-fast matrix bench lock clean
 
 setup: system $(STAMP) $(JS_STAMP)
 
@@ -57,6 +57,11 @@ site: setup
 diagrams: setup
 	$(BIN)/python -m tfdist_kb.diagrams
 
+# The whole knowledge base as one PDF per language: site-print/tfdist-kb-en.pdf, tfdist-kb-zh.pdf
+# (cover, contents with page numbers, outline, every fold opened), printed by headless Chromium.
+pdf: setup
+	$(BIN)/python -m tfdist_kb.pdf --out site-print
+
 # Every test, every environment: snippets re-run (cache keyed on snippet + pins), compared with
 # snippets/evidence.json; pages, notebooks, inline code blocks and the strict site build.
 test: setup envs
@@ -80,4 +85,4 @@ lock: setup
 	$(BIN)/tfdist lock all
 
 clean:
-	rm -rf site site-offline .cache
+	rm -rf site site-offline site-print .cache

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tfdist import matcher
-from tfdist_kb import registry
+from tfdist_kb import evidence, registry
 
 ROOT = registry.ROOT
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; never a downloaded one
@@ -468,6 +468,29 @@ def test_search_finds_every_recorded_error_headline(desktop, index, lang):
 @pytest.mark.parametrize("lang", LANGS)
 def test_search_finds_the_pastes_from_the_issue(desktop, index, lang):
     _check_searches(desktop, lang, [(q, _expected(q, index, fallback), "") for q, fallback in ISSUE_PASTES])
+
+
+def test_the_browser_matches_as_tfdist_explain_does(desktop, index):
+    """One matcher: the search box's normalising and ranking (tfdist-search.js, fed with the
+    signatures and the matcher's scores) give what tfdist.matcher gives, on every recorded message,
+    whole and headline, and every real paste."""
+    texts = [f"{run['exception']}: {run['headline']}" for e in index["entries"] for run in e.get("reproduced") or []]
+    records = evidence.load().values()
+    texts += [f"{r['exception']}: {r['message']}" for r in records if r["outcome"] == "raised"]
+    if DEV_ERRORS.exists():
+        texts += [json.loads(line)["error_text"] for line in DEV_ERRORS.read_text().splitlines() if line.strip()]
+    texts += ["TFD001", " tfd005 ", "", "nothing to see", "\x1b[31mE   > ValueError: \u201cquoted\u201d\\\n  x"]
+    texts = list(dict.fromkeys(texts))
+    assert desktop.open(home_path("en")) == 200
+    browser = desktop.page.evaluate(
+        "texts => texts.map(t => [tfdistNormalise(t), tfdistExplain(t).map(r => [r.id, r.score])])", texts)
+    problems = []
+    for text, (normalised, found) in zip(texts, browser):
+        python = [[r["id"], r["score"]] for r in matcher.explain(text, index)] if text.strip() else []
+        if normalised != matcher.normalise(text) or found != python:
+            problems.append(f"{text[:80]!r}: browser {found} {normalised[:60]!r}, "
+                            f"tfdist explain {python} {matcher.normalise(text)[:60]!r}")
+    assert not problems, f"{len(problems)} of {len(texts)} texts differ:\n" + "\n".join(problems)
 
 
 def test_search_finds_chinese_terms(desktop):

@@ -178,6 +178,16 @@ def test_where_versions_may_appear():
     assert not [p for p in pages.audit(text) if "typed" in p], pages.audit(text)
 
 
+def test_a_diagram_is_no_code_but_its_labels_are_prose():
+    """A Mermaid fence is drawn, not run, so the audit accepts it; a label typing a release is
+    flagged like a sentence would be (labels use version() too)."""
+    ok = '# T\n\n```mermaid\nflowchart LR\n  a["Keras 3 optimizer"] --> b["{{ version(\'tf2.4\') }}"]\n```\n'
+    assert pages.audit(ok) == []
+    typed = '# T\n\n```mermaid\nflowchart LR\n  a["slots on TF 2.4.1"] --> b\n```\n'
+    problems = pages.audit(typed)
+    assert len(problems) == 1 and problems[0].startswith("line 5: typed"), problems
+
+
 def test_line_numbers_survive_comments_and_macros():
     text = "# T\n\n<!--\n\n-->\n{{ x(\n) }}\nOn tf2.4 it fails.\n"
     assert pages.audit(text) == [pages.audit(text)[0]] and pages.audit(text)[0].startswith("line 8:")

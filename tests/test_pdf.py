@@ -205,7 +205,7 @@ def lang(request):
     return request.param
 
 
-def test_one_pdf_per_language_and_its_page_count(books, record_property):
+def test_one_pdf_per_language_and_its_page_count(books, record_property, capsys):
     counts = {}
     for lang, (path, book, _) in books.items():
         info = _run("pdfinfo", str(path))
@@ -217,7 +217,8 @@ def test_one_pdf_per_language_and_its_page_count(books, record_property):
         record_property(f"pages_{lang}", pages)
     report = json.loads((path.parent / pdf.REPORT).read_text())
     assert {b["lang"]: b["pages"] for b in report["books"]} == counts
-    print(f"PDF pages: {counts} ({report['seconds']} s)")
+    with capsys.disabled():
+        print(f"\nPDF pages: {counts}; {report['seconds']} s to build and print")
 
 
 def test_cover_table_of_contents_and_page_numbers(books, lang):
@@ -232,7 +233,7 @@ def test_cover_table_of_contents_and_page_numbers(books, lang):
         page, head = book.entries[entry.id]["page"], squash(title(source(f"e/{entry.id}.md", lang)))[:12]
         assert any(squash(line).startswith(head) and re.search(rf"\s{page}$", line.rstrip()) for line in toc), \
             f"{entry.id}: the table of contents does not give page {page}"
-    # every page after the cover carries its number in the footer
+    # every page carries its number in the footer
     footer = _run("pdftotext", "-raw", "-y", str(round(A4_POINTS[1] - pdf.MARGIN_MM["bottom"] * MM)),
                   "-H", str(round(pdf.MARGIN_MM["bottom"] * MM)), "-W", str(round(A4_POINTS[0])), "-x", "0",
                   str(path), "-").split("\f")[:-1]
@@ -326,7 +327,9 @@ def test_nothing_is_wider_than_the_page(books, lang):
 
 def test_chinese_is_set_in_simplified_chinese_fonts(books):
     path, book, _ = books["zh"]
-    assert any(family in pdf.CJK_SC for family in book.fonts["cover"]), book.fonts
+    assert set(book.fonts) == {"cover", "entry"}, book.fonts
+    for where, families in book.fonts.items():
+        assert any(family in pdf.CJK_SC for family in families), f"{where}: {families}"
     assert re.search(r"[\u4e00-\u9fff]", pages_text(path)[0]), "the cover is in Chinese"
 
 

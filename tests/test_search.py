@@ -1,15 +1,12 @@
-"""The site's search box answers a pasted error the way `tfdist explain` does: the browser runs the
-error index's signatures with the matcher's scores (tfdist_kb.errors.search_data), and its
-normalising and ranking agree with tfdist.matcher on every recorded message and every real paste."""
+"""The data the site's search box matches pasted errors with (tfdist_kb.errors.search_data): the
+error index's signatures with the matcher's scores, in a form the browser runs. That the browser's
+answers agree with tfdist.matcher is checked in a real browser (test_browser.py)."""
 import json
 
 import pytest
 from tfdist import matcher
 
 from tfdist_kb import errors
-
-SHARED = errors.envs.ROOT.parent / "shared" / "data" / "dev_errors.jsonl"
-
 
 def test_search_data_is_the_error_index_with_the_matchers_scores():
     index = errors.build()
@@ -39,15 +36,3 @@ def test_python_only_syntax_is_refused_in_one_line(signature):
     with pytest.raises(errors.DeclarationError, match="no JavaScript equivalent"):
         errors._javascript(signature)
 
-
-def _texts():
-    """Every recorded message (whole and headline) and every real paste, with what Python says."""
-    texts = []
-    for entry in errors.build()["entries"]:
-        for run in entry.get("reproduced", []):
-            texts.append(f"{run['exception']}: {run['headline']}")
-    records = errors.evidence.load()
-    texts += [f"{r['exception']}: {r['message']}" for r in records.values() if r["outcome"] == "raised"]
-    if SHARED.exists():
-        texts += [json.loads(line)["error_text"] for line in SHARED.read_text().splitlines() if line.strip()]
-    return list(dict.fromkeys(texts))

@@ -4,7 +4,8 @@ which answers `tfdist explain` itself and hands the others to this module).
   tfdist envs [ENV,...]          create/update the pinned TensorFlow environments
   tfdist matrix [--envs ENV,...] [--no-cache]   run every snippet everywhere, write snippets/evidence.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
-  tfdist bench                   time the matrix: per environment and a no-change re-run
+  tfdist bench [--site-only]     the site (build time, entry-page transfer, search index, Lighthouse),
+                                 then the matrix: per environment and a no-change re-run
   tfdist lock [ENV,...]          recompile the lock files from tfdist_kb/envs/*.in
   tfdist errors                  write the tfdist package's error index (registry + evidence)
 """
@@ -89,6 +90,16 @@ def cmd_bench(args) -> int:
     import os
     import subprocess
 
+    from . import sitebench
+
+    # The site first (strict build, entry-page transfer, search index, Lighthouse): figures, no assertions.
+    try:
+        sitebench.report()
+    except RuntimeError as error:
+        print(f"tfdist bench: {error}", file=sys.stderr)
+        raise UsageError(f"bench: {str(error).splitlines()[0]}")
+    if args.site_only:
+        return 0
     cores = os.cpu_count() or 1
     # `tfdist explain` as a process, beside the interpreter's own start-up, measured in the same run
     # (interleaved): median wall time of 20 runs each, on a message that a snippet really raised.
@@ -151,8 +162,9 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("errors", help="write the tfdist package's error index from the registry and the evidence")
     p.set_defaults(func=cmd_errors)
-    p = sub.add_parser("bench", help="time the matrix")
+    p = sub.add_parser("bench", help="measure the site, then time the matrix")
     p.add_argument("--envs", default="all")
+    p.add_argument("--site-only", action="store_true", help="the site's figures only (no TensorFlow environments)")
     p.set_defaults(func=cmd_bench)
     args = parser.parse_args(argv)
     try:

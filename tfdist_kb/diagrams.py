@@ -148,13 +148,13 @@ def _round(svg: str) -> str:
     return _GEOMETRY.sub(lambda m: m.group(1) + re.sub(r"-?\d+\.\d{3,}", short, m.group(2)) + '"', svg)
 
 
-def render(fences: dict[str, dict]) -> dict[str, str]:
-    """Draw each fence in headless Chromium with the local mermaid bundle; no request may leave."""
-    from playwright.sync_api import sync_playwright
+def render(fences: dict[str, dict]):
+    """Draw each fence in headless Chromium with the local mermaid bundle, yielding (name, SVG); no
+    request may leave the browser."""
+    from playwright.sync_api import Error, sync_playwright
 
     if not MERMAID_JS.is_file():
         raise SystemExit(f"diagrams: {MERMAID_JS.relative_to(ROOT)} is missing: run `make setup` (npm ci in tfdist_kb/js)")
-    drawn = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -164,12 +164,17 @@ def render(fences: dict[str, dict]) -> dict[str, str]:
                              f'<body style="font-family: {FONT}"></body></html>')
             page.add_script_tag(content=MERMAID_JS.read_text(encoding="utf-8"))
             for name, item in fences.items():
-                svg = page.evaluate(
-                    """async ([id, source, config]) => {
-                        mermaid.initialize({...config, deterministicIDSeed: id});
-                        const {svg} = await mermaid.render(id, source);
-                        return svg;
-                    }""", [f"tfd-diagram-{name}", item["source"], CONFIG])
+                try:
+                    svg = page.evaluate(
+                        """async ([id, source, config]) => {
+                            mermaid.initialize({...config, deterministicIDSeed: id});
+                            const {svg} = await mermaid.render(id, source);
+                            return svg;
+                        }""", [f"tfd-diagram-{name}", item["source"], CONFIG])
+                except Error as error:
+                    message = " ".join(str(error.message).split())[:300]
+                    raise SystemExit(f"diagrams: mermaid cannot draw the diagram in {item['page']} "
+                                     f"(\"{item['source'].splitlines()[0]}\"): {message}")
                 if not _accessible(svg):
                     raise SystemExit(f"diagrams: the diagram in {item['page']} (\"{item['source'].splitlines()[0]}\") "
                                      f"has no accessible name: add a line `accTitle: <what it shows>` "
@@ -177,10 +182,9 @@ def render(fences: dict[str, dict]) -> dict[str, str]:
                 external = re.findall(r"""(?:href|src)\s*=\s*["']\s*(?:https?:)?//[^"']*|url\(\s*["']?\s*(?:https?:)?//""", svg)
                 if external:
                     raise SystemExit(f"diagrams: the diagram in {item['page']} refers to another host: {external[0]}")
-                drawn[name] = _min_width(_round(svg))
+                yield name, _min_width(_round(svg))
         finally:
             browser.close()
-    return drawn
 
 
 def main(argv=None) -> int:
@@ -196,7 +200,7 @@ def main(argv=None) -> int:
         print(f"diagrams: {len(fences)} in the site, {len(missing)} missing, {len(stale)} unused")
         return 1 if missing else 0
     DIR.mkdir(parents=True, exist_ok=True)
-    for name, svg in render(missing).items():
+    for name, svg in render(missing):
         (DIR / f"{name}.svg").write_text(svg + "\n", encoding="utf-8")
         print(f"[diagrams] drew {(DIR / f'{name}.svg').relative_to(ROOT)} ({fences[name]['page']})")
     for old in stale:

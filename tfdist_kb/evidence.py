@@ -29,11 +29,21 @@ def public(record: dict) -> dict:
     return {f: record.get(f) for f in FIELDS}
 
 
+_parsed: dict = {}  # path -> ((mtime, size), records): a site build asks thousands of times
+
+
 def load(path: Path = PATH) -> dict[Key, dict]:
+    """The recorded runs by (snippet, environment): a new dict of copies on every call, the file
+    parsed again only when it changed."""
     if not path.exists():
         return {}
-    data = json.loads(path.read_text())
-    return {(r["snippet"], r["env"]): r for r in data["runs"]}
+    stat = path.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _parsed.get(path)
+    if cached is None or cached[0] != stamp:
+        data = json.loads(path.read_text())
+        cached = _parsed[path] = (stamp, {(r["snippet"], r["env"]): r for r in data["runs"]})
+    return {key: dict(record) for key, record in cached[1].items()}
 
 
 def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:

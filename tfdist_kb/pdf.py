@@ -53,23 +53,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-b
                  # the print page needs nothing but the local server
                  "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 
-# A4 with these margins (the same in the print CSS, docs/stylesheets/extra.css); the window is as
-# wide as the printable area, so what is measured on screen is what is printed.
+# A4 with these margins (the same in docs/stylesheets/print.css); the window is as wide as the
+# printable area, so what is measured on screen is what is printed.
 PAPER = {"format": "A4"}
 MARGIN_MM = {"top": 14, "bottom": 16, "left": 14, "right": 14}
 PRINTABLE_PX = round((210 - MARGIN_MM["left"] - MARGIN_MM["right"]) / 25.4 * 96)
 
 # Words of the PDF's own furniture (the pages' words come from the pages and tfdist_kb.i18n).
 WORDS = {
-    "en": {"contents": "Contents", "address": "On the web", "entry": "Entry {id}", "page": "page",
-           "notes": "Messages behind the cells of this table"},
-    "zh": {"contents": "目录", "address": "网址", "entry": "条目 {id}", "page": "页",
-           "notes": "本表各单元格背后的信息"},
+    "en": {"contents": "Contents", "address": "On the web", "notes": "Messages behind the cells of this table"},
+    "zh": {"contents": "目录", "address": "网址", "notes": "本表各单元格背后的信息"},
 }
 # The families that carry the Simplified Chinese glyph forms (Debian fonts-noto-cjk).
 CJK_SC = ("Noto Sans CJK SC", "Noto Serif CJK SC", "Noto Sans Mono CJK SC")
-
-log = logging.getLogger("tfdist.pdf")
 
 
 def pdf_name(lang: str) -> str:
@@ -146,7 +142,7 @@ def _build_site_here(lang: str, site_dir: Path, cover: Path, strict: bool = True
 
 
 def build_site(lang: str, site_dir: Path, strict: bool = True) -> Path:
-    """Build the site with `lang`'s print page; returns the print page's folder's site."""
+    """Build the site with `lang`'s print page (site_dir/print_page/) in a fresh interpreter."""
     cover = site_dir.parent / f"cover-{lang}.tpl"
     url = site_address(lang)
     cover.write_text(COVER.format(address=WORDS[lang]["address"], url=url), encoding="utf-8")
@@ -215,6 +211,9 @@ PREPARE = r"""
   for (const [key, e] of Object.entries(entries)) {
     const section = document.getElementById(key);
     if (!section) continue;
+    // (the first paragraph of Chinese prose in an entry: which font draws it is checked)
+    const cjk = [...section.querySelectorAll("p")].find((p) => /[\u4e00-\u9fff]/.test(p.textContent));
+    if (cjk && !document.querySelector("[data-tfd-pdf-cjk]")) cjk.setAttribute("data-tfd-pdf-cjk", "");
     const a = document.createElement("a");
     a.href = e.url;
     a.textContent = e.url;
@@ -289,8 +288,10 @@ FIT = r"""
   // A long listing, admonition, fold or tab set may continue on the next page (print-site and
   // Material keep each whole, which leaves most of a page blank before a long one); short ones
   // stay whole.
+  const tall = (el) => [el, ...el.querySelectorAll("pre, table")].some(
+    (x) => Math.max(x.getBoundingClientRect().height, x.scrollHeight) > 360);
   for (const el of root.querySelectorAll("pre, .admonition, details, .tabbed-set, blockquote")) {
-    if (el.getBoundingClientRect().height > 360) el.style.breakInside = "auto";
+    if (tall(el)) el.style.breakInside = "auto";
   }
   for (const el of root.querySelectorAll("table, pre, .highlight, .md-typeset__scrollwrap")) {
     if (!wide(el)) continue;
@@ -404,6 +405,7 @@ def print_book(browser, site_dir: Path, lang: str, pdf: Path) -> Book:
     prefix = "" if lang == "en" else f"{lang}-"
     wanted = {f"{prefix}e-{e.id.lower()}": {"id": e.id, "url": entry_address(e.id, lang)} for e in entries.values()}
     server = _serve(site_dir)
+    draft = pdf.with_suffix(".draft.pdf")
     try:
         context = browser.new_context(viewport={"width": PRINTABLE_PX, "height": 1100},
                                       locale="zh-CN" if lang == "zh" else "en-US")
@@ -423,14 +425,14 @@ def print_book(browser, site_dir: Path, lang: str, pdf: Path) -> Book:
         missing = sorted(set(entries) - set(report["entries"]))
         if missing:
             raise RuntimeError(f"{lang}: entries not on the print page: {', '.join(missing)}")
-        if lang == "zh":
-            used = _fonts(page, "#print-site-cover-page h1")
-            book.fonts = {"cover": [f["familyName"] for f in used]}
+        if lang != "en":  # which fonts drew the Chinese: the cover's title, an entry's first paragraph
+            book.fonts = {where: [f["familyName"] for f in _fonts(page, selector)] for where, selector in
+                          {"cover": "#print-site-cover-page h1",
+                           "entry": "[data-tfd-pdf-cjk]"}.items()}
         title = page.title()
         options = dict(PAPER, outline=True, tagged=True, print_background=True, display_header_footer=True,
                        header_template="<span></span>", footer_template=_footer(lang, title),
                        margin={k: f"{v}mm" for k, v in MARGIN_MM.items()})
-        draft = pdf.with_suffix(".draft.pdf")
         toc_ids = page.evaluate("[...document.querySelectorAll('#print-page-toc a[href^=\"#\"]')]"
                                 ".map(a => decodeURIComponent(a.getAttribute('href').slice(1)))")
         # Print until the table of contents states the pages it lands on (the numbers fill spaces
@@ -452,6 +454,7 @@ def print_book(browser, site_dir: Path, lang: str, pdf: Path) -> Book:
         context.close()
     finally:
         server.shutdown()
+        draft.unlink(missing_ok=True)
     book.seconds = round(time.monotonic() - start, 1)
     return book
 
@@ -471,7 +474,8 @@ def build(out_dir: Path = OUT, languages=LANGUAGES, work: Path | None = None, st
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=len(languages)) as pool:
-            sites = dict(zip(languages, pool.map(lambda lang: build_site(lang, work / f"site-{lang}", strict), languages)))
+            sites = dict(zip(languages, pool.map(lambda lang: build_site(lang, work / f"site-{lang}", strict),
+                                                 languages)))
         built = time.monotonic() - started
         books = []
         with sync_playwright() as playwright:
@@ -500,7 +504,7 @@ def check(book: Book) -> list[str]:
         problems.append(f"script errors on the print page: {book.links['script_errors'][:3]}")
     if book.fit.get("overflowing"):
         problems.append(f"still wider than the page: {book.fit['overflowing'][:5]}")
-    if book.lang == "zh" and not any(f in CJK_SC for f in book.fonts.get("cover", [])):
+    if book.lang == "zh" and not all(any(f in CJK_SC for f in used) for used in book.fonts.values()):
         problems.append(f"Chinese not set in a Simplified Chinese font: {book.fonts}")
     return problems
 
