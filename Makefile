@@ -77,6 +77,8 @@ matrix: setup envs
 	$(BIN)/tfdist matrix
 	$(BIN)/tfdist errors
 
+# The site (strict build time, entry-page transfer, search index, Lighthouse), then the matrix.
+# `tfdist bench --site-only` for the site's figures alone.
 bench: setup envs
 	$(BIN)/tfdist bench
 

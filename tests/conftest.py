@@ -2,6 +2,7 @@
 import functools
 import http.server
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -49,3 +50,23 @@ def served_site(site):
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; never a downloaded one
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-quic",
+    # Any host but the local server fails at once (the request is still recorded, and reported).
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright, one per session (Playwright's sync API allows one)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

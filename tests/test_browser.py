@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,13 +22,6 @@ from tfdist import matcher
 from tfdist_kb import evidence, registry
 
 ROOT = registry.ROOT
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's; never a downloaded one
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic",
-    # Any host but the local server fails at once (the request is still recorded, and reported).
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 VIEWPORTS = {
     "desktop": dict(viewport={"width": 1280, "height": 800}),
     "phone": dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=3),
@@ -126,16 +118,6 @@ class Tab:
         links = page.locator(".md-search-result__list > li").evaluate_all(
             "items => items.map(li => (li.querySelector('a') || {}).href).filter(Boolean)")
         return [urlsplit(link).path for link in links]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,6 @@ import pytest
 from tfdist_kb import registry
 
 ROOT = registry.ROOT
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 # <link rel=...> values whose href the browser fetches (or connects to) by itself.
 FETCHING_RELS = {"stylesheet", "preload", "modulepreload", "prefetch", "prerender", "preconnect", "dns-prefetch",
@@ -179,33 +178,32 @@ def test_offline_variant_is_self_contained(offline_site, site):
     assert not (site / shim).exists() and shim not in (site / "e" / "TFD001" / "index.html").read_text(encoding="utf-8")
 
 
-def test_offline_variant_searches_from_file_urls(offline_site):
-    """Opened from disk in Chromium: search answers, and no request goes anywhere but the disk."""
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no {CHROMIUM} (make setup installs Debian's chromium)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+def test_offline_variant_searches_from_file_urls(offline_site, browser):
+    """Opened from disk in Chromium (conftest's `browser`): search answers, and no request goes
+    anywhere but the disk."""
     requests, problems = [], []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM,
-                                    args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-                                          "--disable-background-networking", "--disable-component-update"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("request", lambda r: requests.append(r.url))
-            page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type == "error" else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.goto((offline_site / "e" / "TFD001.html").as_uri(), wait_until="load")
-            box = page.locator("input.md-search__input")
-            box.click()
-            box.press_sequentially("MirroredStrategy", delay=20)
-            page.wait_for_selector(".md-search-result__item", timeout=20_000)
-            hrefs = [a.get_attribute("href") for a in page.locator(".md-search-result__link").all()]
-            # a result opens from disk too
-            target = next(h for h in hrefs if "/e/TFD" in h)
-            page.goto(target, wait_until="load")
-            assert page.title() and page.locator("article h1").count() == 1
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.on("request", lambda r: requests.append(r.url))
+        page.on("console", lambda m: problems.append(f"{m.type}: {m.text}") if m.type == "error" else None)
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.goto((offline_site / "e" / "TFD001.html").as_uri(), wait_until="load")
+        box = page.locator("input.md-search__input")
+        initial = page.inner_text(".md-search-result__meta")  # "Initializing search", in the page's language
+        box.click()
+        # the worker (here: an iframe) has loaded the index when the open search box says so
+        page.wait_for_function("text => document.querySelector('.md-search-result__meta').innerText !== text",
+                               arg=initial, timeout=20_000)
+        box.press_sequentially("MirroredStrategy", delay=20)
+        page.wait_for_selector(".md-search-result__item", timeout=20_000)
+        hrefs = [a.get_attribute("href") for a in page.locator(".md-search-result__link").all()]
+        # a result opens from disk too
+        target = next(h for h in hrefs if "/e/TFD" in h)
+        page.goto(target, wait_until="load")
+        assert page.title() and page.locator("article h1").count() == 1
+    finally:
+        context.close()
     assert hrefs and all(h.startswith("file://") for h in hrefs), hrefs
     assert not problems, problems
     elsewhere = [u for u in requests if not u.startswith(("file:", "data:", "blob:", "about:"))]
