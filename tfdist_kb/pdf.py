@@ -517,10 +517,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tfdist_kb.pdf", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder for the PDFs (default {OUT.name}/)")
     parser.add_argument("--lang", action="append", choices=LANGUAGES, help="only this language (repeatable)")
+    parser.add_argument("--work", type=Path, help="keep the print sites in this folder (default: a temporary one)")
     parser.add_argument("--no-strict", action="store_true",
                         help="print even if the site's build has warnings (a preview while pages are edited)")
     args = parser.parse_args(argv)
-    books = build(args.out, tuple(args.lang or LANGUAGES), strict=not args.no_strict)
+    books = build(args.out, tuple(args.lang or LANGUAGES), work=args.work, strict=not args.no_strict)
     failed = False
     for book in books:
         problems = check(book)
