@@ -17,7 +17,7 @@ from mkdocs.utils import get_relative_url
 from tfdist_kb import envs, errors, evidence, i18n, notebooks, registry
 from tfdist_kb.i18n import t
 
-_OUT = Path(tempfile.mkdtemp(prefix="tfdist-notebooks-"))
+_OUT = Path(tempfile.mkdtemp(prefix="tfdist-site-files-"))  # errors.json and the search script of this build
 
 
 def on_config(config):
