@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system envs serve site diagrams pdf test test-fast matrix bench lock clean
+.PHONY: setup system envs serve site diagrams pdf test test-fast matrix bench gpu-check new-entry drift lock clean
 
 setup: system $(STAMP) $(JS_STAMP)
 
@@ -46,8 +46,11 @@ envs: setup
 	$(BIN)/tfdist envs all
 
 # Preview: a snippet whose evidence is not yet recorded shows a warning box instead of failing.
+# PORT=8001 when 8000 is taken (checked first: one line naming a free port, not MkDocs' traceback).
+PORT ?= 8000
 serve: setup
-	TFDIST_PREVIEW=1 $(BIN)/mkdocs serve -a 127.0.0.1:8000
+	@$(BIN)/python -m tfdist_kb.serve_port '$(PORT)'
+	TFDIST_PREVIEW=1 $(BIN)/mkdocs serve -a '127.0.0.1:$(PORT)'
 
 site: setup
 	$(BIN)/mkdocs build --strict --site-dir site
@@ -72,6 +75,14 @@ test-fast: setup
 	$(BIN)/tfdist envs default
 	TFDIST_ENVS=default $(BIN)/pytest -v
 
+# A new entry: next free ID, both pages, a failing and a fix snippet that run, the registry line,
+# every part to write marked TODO(author) (make test fails until none is left). DRY_RUN=1: only say.
+# The title goes to the shell single-quoted and unexpanded: quotes and $ in it stay as typed.
+new-entry: QUOTED_TITLE = '$(subst ','\'',$(value TITLE))'
+new-entry: $(STAMP)
+	@test -n $(QUOTED_TITLE) || { echo 'make: new-entry needs the question: make new-entry TITLE="Why does ... under MirroredStrategy?"' >&2; exit 2; }
+	@$(BIN)/tfdist new-entry $(QUOTED_TITLE) $(if $(DRY_RUN),--dry-run)
+
 # Re-run every snippet, write snippets/evidence.json, then the tfdist package's error index from it.
 matrix: setup envs
 	$(BIN)/tfdist matrix
@@ -82,9 +93,21 @@ matrix: setup envs
 bench: setup envs
 	$(BIN)/tfdist bench
 
+# On a machine with GPUs: every snippet on 4 physical GPUs (or 1 GPU split into 4), a table, and the
+# machine's records in snippets/gpu/. GPU_PYTHON=/path/to/python uses that TensorFlow instead of
+# building the CUDA environment from tfdist_kb/envs/gpu/ (LIKE=ENV: whose expectations apply).
+gpu-check: setup
+	$(BIN)/tfdist gpu-check $(if $(GPU_PYTHON),--python $(GPU_PYTHON)) $(if $(LIKE),--like $(LIKE))
+
+# Not part of `make test`: the newest TensorFlow/Keras/tf-keras (DRIFT=nightly: the nightlies) in
+# environments beside tf2.21-keras3 and tf2.21-tfkeras; a table of what differs from the evidence.
+drift: setup
+	$(BIN)/tfdist drift $(if $(DRIFT),--channel $(DRIFT))
+
 lock: setup
 	$(BIN)/uv pip compile -q --no-header --python $(PYTHON311) --python-platform x86_64-manylinux_2_28 --extra dev pyproject.toml -o tfdist_kb/envs/dev.txt
 	$(BIN)/tfdist lock all
+	for f in tfdist_kb/envs/gpu/*.in; do $(BIN)/uv pip compile -q --no-header --python-version 3.11 --python-platform x86_64-manylinux_2_28 $$f -o $${f%.in}.txt; done
 
 clean:
 	rm -rf site site-offline site-print .cache

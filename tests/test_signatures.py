@@ -386,11 +386,12 @@ FAMILY_ENTRIES = {
     3: {"TFD001"},                      # Mixing different tf.distribute.Strategy objects
     4: {"TFD002", "TFD003"},            # variable/optimizer created outside the scope
     6: {"TFD002"},                      # SyncOnRead assign in cross-replica context (TFD002's fit)
+    7: {"TFD006"},                      # NCCL: NcclAllReduce kernel (or op) missing
     8: {"TFD005"},                      # ExponentialMovingAverage
     9: {"TFD004"},                      # load_model / SavedModel / hub.load
     10: {"TFD001"},                     # Keras 3 slot/strategy errors
 }
-NOT_COVERED = {5, 7, 11, 12}
+NOT_COVERED = {5, 11, 12}
 # Records of covered families that an entry really answers (read against the pages), by source.
 ANSWERED = {
     # TPUStrategy slot under a plain model variable: TFD002's model-outside-the-scope case
@@ -401,6 +402,10 @@ ANSWERED = {
     "tensorflow/tensorflow#40366",
     # hub.load of a SavedModel: TFD004's revived-model placeholder assertion
     "google-research/google-research#793",
+    # NcclAllReduce without a kernel (or op) where it ran, TFD006: Windows GPU builds, no GPU
+    # registered, tensorflow-rocm, CPU-only workers on a Mac
+    "tensorflow/models#9239", "tensorflow/tensorflow#28372", "tensorflow/models#8560",
+    "tensorflow/tensorflow#22274", "ROCm/tensorflow-upstream#285",
 }
 # Covered families, but not answered by any entry (so they must match none):
 #  family 6: "You must specify an aggregation method to update a MirroredVariable in Replica/Tower

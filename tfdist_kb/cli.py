@@ -8,6 +8,9 @@ which answers `tfdist explain` itself and hands the others to this module).
                                  then the matrix: per environment and a no-change re-run
   tfdist lock [ENV,...]          recompile the lock files from tfdist_kb/envs/*.in
   tfdist errors                  write the tfdist package's error index (registry + evidence)
+  tfdist drift [--channel nightly]   the newest TensorFlow/Keras releases against the evidence
+  tfdist new-entry TITLE [--dry-run]   a new entry: next free ID, both pages, two snippets, registry line
+  tfdist gpu-check [--python PY] every snippet on this machine's GPUs: a table, and its evidence
 """
 from __future__ import annotations
 
@@ -18,11 +21,22 @@ import sys
 import time
 from pathlib import Path
 
-from . import envs, errors, evidence, expect, registry, runner
+from tfdist.cli import one_line
+from tfdist.cli import shown as echoed  # user input in an error message, capped
+
+from . import envs, errors, evidence, expect, forkpool, registry, runner
 
 
 class UsageError(Exception):
     pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its errors on one short line (it would print the usage first, and repeat a
+    bad argument of any length)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {one_line(message, 200)} (see {self.prog} --help)\n")
 
 
 def cmd_envs(args) -> int:
@@ -70,15 +84,23 @@ def cmd_matrix(args) -> int:
 
 def cmd_run(args) -> int:
     path = Path(args.snippet).resolve()
-    if not path.is_file():
-        raise UsageError(f"no such snippet file: {args.snippet}")
+    try:
+        found = path.is_file()
+    except OSError:  # e.g. a name too long to be a file's
+        found = False
+    if not found:
+        raise UsageError(f"no such snippet file: {echoed(args.snippet)}")
     env = envs.select(args.env)[0]
     envs.ensure(env)
     job = runner.jobs([env], [path])[0]
-    record = runner.run(job, use_cache=False)
+    try:
+        record = runner.run(job, use_cache=False, mode=args.mode)
+    finally:
+        forkpool.stop_all()
     if record.get("stdout"):
         print(record["stdout"])
-    shown = {k: record.get(k) for k in ("env", "tensorflow", "keras", "replicas", "outcome", "exception", "message", "seconds")}
+    shown = {k: record.get(k) for k in ("env", "tensorflow", "keras", "replicas", "devices", "reduction", "outcome",
+                                        "exception", "message", "seconds", "mode")}
     print(json.dumps(shown, indent=1))
     problems = runner.judge(job, record)
     for problem in problems:
@@ -123,28 +145,73 @@ def cmd_bench(args) -> int:
     for name, values in seconds.items():
         print(f"{name:26} median {statistics.median(values) * 1000:6.1f} ms over {len(values)} runs"
               + (f" (message: {message[:60]!r})" if "explain" in name else ""), flush=True)
-    committed = evidence.load()
-    print(f"{'environment':16} {'snippets':>8} {'wall s':>8} {'median s':>9} {'floor s':>8} {'wall/floor':>10}")
+    # The snippet matrix, per environment, in both modes side by side: fresh processes (what
+    # `make matrix` records) and forks of a pre-imported TensorFlow (what `make test` uses).
+    # overhead = a run's seconds minus the snippet's own work (child.py times the exec alone).
+    print(f"{'environment':16} {'runs':>4} {'fresh wall':>10} {'fork wall':>9} {'ratio':>6} {'fresh med':>9} "
+          f"{'fork med':>8} {'ratio':>6} {'fresh ovh':>9} {'fork ovh':>8}", flush=True)
+    totals = {"fresh": 0.0, "fork": 0.0}
     for env in envs.select(args.envs):
-        all_jobs, results, wall = runner.run_matrix([env], use_cache=False)
-        ran = {k: r for k, r in results.items() if isinstance(r, dict) and r["outcome"] != "not-applicable"}
-        seconds = [r["seconds"] for r in ran.values()]
-        # floor: each snippet's minimum process time (this run or the committed evidence), spread over the cores
-        floor = sum(min(r["seconds"], (committed.get(k) or {}).get("seconds") or r["seconds"])
-                    for k, r in ran.items()) / cores
-        median = statistics.median(seconds) if seconds else 0.0
-        ratio = wall / floor if floor else float("nan")
-        print(f"{env.name:16} {len(ran):>8} {wall:>8.1f} {median:>9.2f} {floor:>8.1f} {ratio:>10.2f}", flush=True)
+        row = {}
+        for mode in ("fresh", "fork"):
+            _, results, wall = runner.run_matrix([env], use_cache=False, mode=mode)
+            ran = [r for r in results.values() if isinstance(r, dict) and r["outcome"] != "not-applicable"]
+            failed = [r for r in results.values() if not isinstance(r, dict)]
+            if failed:
+                raise UsageError(f"bench: {env.name} ({mode}): {str(failed[0]).splitlines()[0]}")
+            overheads = [r["seconds"] - r["snippet_seconds"] for r in ran if r.get("snippet_seconds") is not None]
+            row[mode] = (len(ran), wall, statistics.median(r["seconds"] for r in ran) if ran else float("nan"),
+                         statistics.median(overheads) if overheads else float("nan"))
+            totals[mode] += wall
+        (runs, fresh_wall, fresh_med, fresh_ovh), (_, fork_wall, fork_med, fork_ovh) = row["fresh"], row["fork"]
+        print(f"{env.name:16} {runs:>4} {fresh_wall:>10.1f} {fork_wall:>9.1f} {fork_wall / fresh_wall:>6.2f} "
+              f"{fresh_med:>9.2f} {fork_med:>8.2f} {fork_med / fresh_med:>6.2f} {fresh_ovh:>9.2f} {fork_ovh:>8.2f}",
+              flush=True)
+    print(f"{'all':16} {'':>4} {totals['fresh']:>10.1f} {totals['fork']:>9.1f} "
+          f"{totals['fork'] / totals['fresh']:>6.2f}   (fork wall as a share of fresh: {totals['fork'] / totals['fresh']:.0%})")
     started = time.monotonic()
-    runner.run_matrix(envs.select(args.envs), use_cache=True)
-    print(f"no-change re-run of the matrix: {time.monotonic() - started:.1f} s (cache keyed on the snippet, the packages installed in its environment and the runner's code)")
-    print(f"({cores} cores; floor = sum over snippets of the minimum process seconds seen (this run or the "
-          f"committed evidence) / cores)")
+    runner.run_matrix(envs.select(args.envs), use_cache=True, mode="fork")
+    print(f"no-change re-run of the matrix: {time.monotonic() - started:.1f} s (cache keyed on the snippet, the packages installed in its environment, the runner's code and the mode)")
+    print(f"({cores} cores, {os.environ.get('TFDIST_WORKERS') or cores} runs at a time; wall s per environment; "
+          f"med = median seconds of one run; ovh = median seconds of a run beyond the snippet's own work; "
+          f"fork wall includes starting the pre-imported TensorFlow)")
     return 0
 
 
+def cmd_gpu_check(args) -> int:
+    from . import gpucheck
+
+    try:
+        return gpucheck.main(args.python, args.like, args.snippets, args.workers)
+    except gpucheck.GpuCheckError as error:
+        raise UsageError(f"gpu-check: {error}") from None
+
+
+def cmd_new_entry(args) -> int:
+    from . import scaffold
+
+    try:
+        made = scaffold.plan(args.title) if args.dry_run else scaffold.create(args.title)
+    except scaffold.ScaffoldError as error:
+        raise UsageError(f"new-entry: {error}") from None
+    verb = "would " if args.dry_run else ""
+    for path in made.files:
+        print(f"[new-entry] {made.id}: {verb}create {path.relative_to(made.root)}")
+    print(f"[new-entry] {made.id}: {verb}add its line to {made.registry.relative_to(made.root)}")
+    if not args.dry_run:
+        print(f"[new-entry] next: make the failing snippet raise the real message (tfdist run snippets/{made.id}/failing.py); "
+              f"every TODO(author) must go before make test passes (docs/contributing.md)")
+    return 0
+
+
+def cmd_drift(args) -> int:
+    from . import drift
+
+    return drift.main(args.channel)
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="tfdist", description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="tfdist", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, func in (("envs", cmd_envs), ("lock", cmd_lock)):
         p = sub.add_parser(name)
@@ -159,6 +226,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("run", help="run one snippet on 4 replicas")
     p.add_argument("snippet")
     p.add_argument("--env", default="default")
+    p.add_argument("--mode", choices=("fresh", "fork"), default="fresh",
+                   help="fresh: a new interpreter (as make matrix); fork: from a pre-imported TensorFlow (as make test)")
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("errors", help="write the tfdist package's error index from the registry and the evidence")
     p.set_defaults(func=cmd_errors)
@@ -166,16 +235,32 @@ def main(argv=None) -> int:
     p.add_argument("--envs", default="all")
     p.add_argument("--site-only", action="store_true", help="the site's figures only (no TensorFlow environments)")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("drift", help="run every snippet on the newest TensorFlow/Keras; differences from the evidence")
+    p.add_argument("--channel", choices=("release", "nightly"), default="release",
+                   help="release: newest on PyPI; nightly: tf-nightly, keras-nightly, tf-keras-nightly")
+    p.set_defaults(func=cmd_drift)
+    p = sub.add_parser("gpu-check", help="run every snippet on this machine's GPUs; a table, and snippets/gpu/MACHINE.json")
+    p.add_argument("--python", help="an interpreter whose TensorFlow sees the GPUs (default: build the GPU environment)")
+    p.add_argument("--like", help="the pinned environment whose expectations apply (default: same TensorFlow)")
+    p.add_argument("--snippets", default="*", help="only snippets matching this pattern, e.g. 'TFD001/*'")
+    p.add_argument("--workers", type=int, help="runs at a time (default: 1 on 4 real GPUs, else up to 4)")
+    p.set_defaults(func=cmd_gpu_check)
+    p = sub.add_parser("new-entry", help="scaffold a new entry: next free ID, both pages, two snippets, registry line")
+    p.add_argument("title", help="the question, one line")
+    p.add_argument("--dry-run", action="store_true", help="say what would be created; write nothing")
+    p.set_defaults(func=cmd_new_entry)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
     except (UsageError, registry.RegistryError, envs.EnvError, expect.ExpectError, runner.RunnerError,
-            errors.DeclarationError) as error:
-        print(f"tfdist: {str(error).splitlines()[0]}", file=sys.stderr)
+            errors.DeclarationError, evidence.EvidenceError) as error:
+        print(f"tfdist: {one_line(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from tfdist.cli import main as tfdist_main  # the same guard (a closed pipe, Ctrl-C) as `tfdist`
+
+    sys.exit(tfdist_main())

@@ -199,9 +199,11 @@ def main(argv=None) -> int:
             print(f"missing: {item['page']}: {item['source'].splitlines()[0]!r} -> {(DIR / f'{k}.svg').relative_to(ROOT)}")
         print(f"diagrams: {len(fences)} in the site, {len(missing)} missing, {len(stale)} unused")
         return 1 if missing else 0
+    from tfdist_kb import files  # (this module is also loaded by path, as a MkDocs hook)
+
     DIR.mkdir(parents=True, exist_ok=True)
     for name, svg in render(missing):
-        (DIR / f"{name}.svg").write_text(svg + "\n", encoding="utf-8")
+        files.write_atomic(DIR / f"{name}.svg", svg + "\n")
         print(f"[diagrams] drew {(DIR / f'{name}.svg').relative_to(ROOT)} ({fences[name]['page']})")
     for old in stale:
         old.unlink()

@@ -17,6 +17,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import files
+
 PACKAGE = Path(__file__).resolve().parent
 PINS = PACKAGE / "envs"
 ROOT = PACKAGE.parent
@@ -34,6 +36,7 @@ class Env:
     about: str
     environ: dict = field(default_factory=dict, hash=False, compare=False)
     only: tuple = ()  # a bisection environment runs only snippets matching these patterns
+    fork: bool = True  # may snippets run forked from a pre-imported TensorFlow (tfdist_kb.forkserver)?
 
     @property
     def lock(self) -> Path:
@@ -93,7 +96,8 @@ def normalise(name: str) -> str:
 def load() -> list[Env]:
     """All environments, the default one first."""
     table = tomllib.loads((PINS / "envs.toml").read_text())
-    return [Env(e["name"], e["python"], e["about"], dict(e.get("environ", {})), tuple(e.get("only", ())))
+    return [Env(e["name"], e["python"], e["about"], dict(e.get("environ", {})), tuple(e.get("only", ())),
+                bool(e.get("fork", True)))
             for e in table["env"]]
 
 
@@ -213,7 +217,7 @@ def ensure(env: Env, log=print, rebuild: bool = False) -> Env:
             last = (result.stderr.strip().splitlines() or ["(no output)"])[-1]
             raise EnvError(f"environment {env.name}: '{' '.join(step[1:3])}' failed: {last}")
     installed_fingerprint(env)
-    _stamp(env).write_text(json.dumps({"fingerprint": env.fingerprint()}))
+    files.write_atomic(_stamp(env), json.dumps({"fingerprint": env.fingerprint()}))
     return env
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 from tfdist import matcher
 
-from . import envs, evidence, registry
+from . import envs, evidence, files, registry
 
 SCHEMA = matcher.SCHEMA
 PACKAGE_DATA = envs.ROOT / "tfdist" / "src" / "tfdist" / "data" / "errors.json"
@@ -95,9 +95,7 @@ def dumps(index: dict) -> str:
 
 def write_package_data(path: Path = PACKAGE_DATA) -> Path:
     """The `tfdist` package's copy, with the default address (a mirror is chosen at run time)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(dumps(build(default_base_url())))
-    return path
+    return files.write_atomic(path, dumps(build(default_base_url())))
 
 
 # The site's search box: the matcher's data for the browser ------------------------------------

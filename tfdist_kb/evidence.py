@@ -8,21 +8,25 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from . import messages
+from . import files, messages
 from .envs import ROOT
 
 PATH = ROOT / "snippets" / "evidence.json"
 FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "sha256", "outcome", "exception",
-          "headline", "message", "reason", "replicas", "devices", "ran_on", "seconds", "stdout", "date")
+          "headline", "message", "reason", "replicas", "devices", "reduction", "ran_on", "seconds", "stdout", "date")
 # What must be the same when the same snippet runs again in the same environment. The whole
 # message is kept but not compared: where several replicas fail, which one reports first (and so
 # which node, `Placeholder_3` or `Placeholder_1`, the message names) changes from run to run. The
 # headline is compared with such numeric suffixes of graph names left out.
-COMPARED = ("outcome", "exception", "headline", "replicas", "ran_on", "stdout", "python", "tensorflow",
+COMPARED = ("outcome", "exception", "headline", "replicas", "ran_on", "reduction", "stdout", "python", "tensorflow",
             "keras", "keras_package")
 _LOOSE = {"headline": messages.without_name_suffixes}
 
 Key = tuple  # (snippet path relative to the repo root, environment name)
+
+
+class EvidenceError(Exception):
+    """The evidence file cannot be read (truncated, edited by hand): a one-line message naming it."""
 
 
 def public(record: dict) -> dict:
@@ -41,16 +45,21 @@ def load(path: Path = PATH) -> dict[Key, dict]:
     stamp = (stat.st_mtime_ns, stat.st_size)
     cached = _parsed.get(path)
     if cached is None or cached[0] != stamp:
-        data = json.loads(path.read_text())
-        cached = _parsed[path] = (stamp, {(r["snippet"], r["env"]): r for r in data["runs"]})
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            runs = {(r["snippet"], r["env"]): r for r in data["runs"]}
+        except (ValueError, KeyError, TypeError) as error:
+            raise EvidenceError(f"{path}: not a readable evidence file ({type(error).__name__}: "
+                                f"{str(error)[:120]}); restore it from git or rewrite it with `make matrix`") from None
+        cached = _parsed[path] = (stamp, runs)
     return {key: dict(record) for key, record in cached[1].items()}
 
 
 def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:
     rank = {name: i for i, name in enumerate(env_order)}
     runs = sorted((public(r) for r in records), key=lambda r: (r["snippet"], rank.get(r["env"], 99)))
-    path.write_text(json.dumps({"generated_by": "tfdist matrix (make matrix)", "runs": runs},
-                               indent=1, ensure_ascii=False) + "\n")
+    files.write_atomic(path, json.dumps({"generated_by": "tfdist matrix (make matrix)", "runs": runs},
+                                        indent=1, ensure_ascii=False) + "\n")
 
 
 def differences(committed: dict, fresh: dict) -> list[str]:

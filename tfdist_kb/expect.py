@@ -12,6 +12,10 @@ A snippet starts with an inline metadata block in the style of PEP 723:
     # ///
 
 Every environment gets exactly one expectation, from its own key or from `default`.
+
+A snippet that cannot run forked from a pre-imported TensorFlow (the fast mode of
+tfdist_kb.forkserver), for example one that must set a variable before TensorFlow is imported,
+says so above [expect]: `# fresh-process = "sets TF_XLA_FLAGS before importing TensorFlow"`.
 """
 from __future__ import annotations
 
@@ -99,17 +103,35 @@ def _parse_one(where: str, value) -> Expectation:
     return exp
 
 
-def read(snippet: Path, env_names: list[str]) -> dict[str, Expectation]:
-    """The expectation for every environment, or ExpectError naming the file and the problem."""
-    text = snippet.read_text()
-    found = BLOCK.search(text)
+def _block(snippet: Path) -> dict:
+    """The snippet's `# /// tfdist` block as TOML; ExpectError if it is missing or malformed."""
+    found = BLOCK.search(snippet.read_text())
     if not found:
         raise ExpectError(f"{snippet}: no '# /// tfdist' ... '# ///' block declaring [expect]")
     body = "\n".join(line[2:] if line.startswith("# ") else line[1:] for line in found["body"].strip("\n").splitlines())
     try:
-        table = tomllib.loads(body).get("expect")
+        block = tomllib.loads(body)
     except tomllib.TOMLDecodeError as error:
         raise ExpectError(f"{snippet}: the tfdist block is not valid TOML: {error}") from None
+    unknown = set(block) - {"expect", "fresh-process"}
+    if unknown:
+        raise ExpectError(f"{snippet}: the tfdist block has unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(known: [expect], fresh-process)")
+    reason = block.get("fresh-process")
+    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+        raise ExpectError(f"{snippet}: 'fresh-process' takes the reason why the snippet cannot run in a fork")
+    return block
+
+
+def fresh_process(snippet: Path) -> str | None:
+    """Why the snippet must run as a fresh process, not forked from a pre-imported TensorFlow
+    (declared `fresh-process = "reason"` above [expect]), or None."""
+    return _block(snippet).get("fresh-process")
+
+
+def read(snippet: Path, env_names: list[str]) -> dict[str, Expectation]:
+    """The expectation for every environment, or ExpectError naming the file and the problem."""
+    table = _block(snippet).get("expect")
     if not isinstance(table, dict) or not table:
         raise ExpectError(f"{snippet}: the tfdist block has no [expect] table")
     unknown = set(table) - set(env_names) - {"default"}

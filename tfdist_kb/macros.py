@@ -9,6 +9,7 @@ Pages never type an output, a version or a verdict: they call
                                  against the evidence (no environment: every one where it holds)
   {{ version("tf2.4") }}         "TF 2.4.1", from that environment's runs
   {{ bisection("TFD001/x.py") }} the two adjacent releases between which the outcome changes
+  {{ users_see("TFD001/x.py") }} the message the snippet raised, per wording, with the releases
   {{ entries() }}                the list of entries from the registry
 A claim, version or bisection the evidence does not support fails the build.
 """
@@ -245,6 +246,33 @@ def claim(snippet: str, said: str, *env_names: str) -> str:
     return _releases_prose(holds)
 
 
+def users_see(snippet: str, *env_names: str) -> str:
+    """The message a user sees, as the failing snippet really raised it: `Exception: headline` in a
+    text fence, one per wording, each under the releases that raised it in those words (all
+    environments where it raised, unless some are named). For the "What users see" box:
+    `{{ users_see("TFD001/x.py") | indent(4) }}`. ValueError if it raised nowhere."""
+    names = _env_names(env_names, "users_see")
+    try:
+        records = [r for r in _records(snippet, names, "users_see") if r["outcome"] == "raised"]
+    except StaleEvidence as error:
+        if _stale_allowed():
+            return _preview(error)
+        raise
+    if not records:
+        raise ValueError(f"users_see(): {snippet} raised in none of {', '.join(names)}: the box shows a recorded "
+                         f"message, so name a snippet that raises")
+    wordings: dict[str, list[dict]] = {}
+    for record in sorted(records, key=lambda r: _key(r["tensorflow"]), reverse=True):  # newest first
+        said = f"{record['exception']}: {messages.without_name_suffixes(_headline(record)).strip()}"
+        wordings.setdefault(said, []).append(record)
+    blocks = []
+    for said, raised in wordings.items():
+        shown = next(f"{r['exception']}: {_headline(r).strip()}" for r in raised)
+        where = t("users_see_on", releases=_releases_prose(raised))
+        blocks.append(f"{where}\n\n{_fence(shown)}")
+    return "\n\n".join(blocks)
+
+
 def _releases_prose(records: list[dict]) -> str:
     """'TF 1.15.0, 2.4.1 and 2.15.1' in version order; each with its Keras where it needs one."""
     labels = list(dict.fromkeys(_release(r) for r in sorted(records, key=lambda r: _key(r["tensorflow"]))))
@@ -399,7 +427,7 @@ def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it
 
 
 def define_env(env):  # mkdocs-macros entry point
-    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index):
+    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see):
         env.macro(macro)
     env.variables["envs"] = envs.load()
     env.variables["tags"] = registry.TAGS

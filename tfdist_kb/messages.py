@@ -33,14 +33,58 @@ _REPO_PREFIX = re.compile(r"(?<![\w.])/[^\s\"':]*?/(?=snippets/TFD\d{3}/)")
 _NUMPY = re.compile(r"numpy=\s*(?:array\([^()]*\)|[-+\w.]+)")
 
 
+# A frame of the runner itself (how the snippet was started, fresh or forked), not of the snippet:
+# TensorFlow's "defined at" stacks and Python's tracebacks start with them.
+_RUNNER_FRAME = re.compile(r'^\s*File "(?:<frozen runpy>|[^"]*/runpy\.py|[^"]*tfdist_kb/(?:child|forkserver)\.py)", line \d+')
+# `with these attrs: [T=DT_FLOAT, shared_name="c0", num_devices=4]`: TensorFlow lists them in no fixed order
+_ATTRS = re.compile(r"(with these attrs: \[)([^\]\n]*)(\])")
+
+
+def _sorted_attrs(m: re.Match) -> str:
+    parts, depth, quote, start = [], 0, None, 0
+    body = m.group(2)
+    for i, char in enumerate(body):
+        if quote:
+            quote = None if char == quote else quote
+        elif char in "\"'":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(body[start:i].strip())
+            start = i + 1
+    parts.append(body[start:].strip())
+    return m.group(1) + ", ".join(sorted(parts)) + m.group(3)
+
+
+def _without_runner_frames(text: str) -> str:
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        if _RUNNER_FRAME.match(lines[i]):
+            indent = len(lines[i]) - len(lines[i].lstrip())
+            i += 1
+            if i < len(lines) and (not lines[i].strip() or len(lines[i]) - len(lines[i].lstrip()) > indent):
+                i += 1  # its source line, or the blank line TensorFlow puts after each frame
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
 def normalise(text: str) -> str:
     """Remove what differs between two runs of the same code: addresses, temp paths, where this
-    machine keeps Python and the repository, variable values in reprs, trailing blanks."""
+    machine keeps Python and the repository, variable values in reprs, the runner's own frames in
+    a traceback (fresh and forked runs start the snippet differently), the order of an op's
+    attributes, trailing blanks."""
     text = _ADDRESS.sub("0x…", text)
     text = _NUMPY.sub("numpy=…", text)
     text = _TMP.sub("<tmpdir>", text)
     text = _PYTHON_PREFIX.sub("…/", text)
     text = _REPO_PREFIX.sub("", text)
+    text = _without_runner_frames(text)
+    text = _ATTRS.sub(_sorted_attrs, text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 

@@ -3,25 +3,60 @@ pages: the generated notebooks (before mkdocs-jupyter renders them), `errors.jso
 index for machines), the evidence and the environments' lock files."""
 from __future__ import annotations
 
+import atexit
 import os
 import posixpath
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
 import mkdocs.plugins
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from tfdist_kb import envs, errors, evidence, i18n, notebooks, registry
 from tfdist_kb.i18n import t
 
-_OUT = Path(tempfile.mkdtemp(prefix="tfdist-site-files-"))  # errors.json and the search script of this build
+_OUT: Path | None = None  # errors.json and the search script of the build under way
+
+
+def _new_out() -> Path:
+    """A temporary folder for the files this build publishes besides its pages; it goes when the
+    build ends (copied into the site by then), fails, or the process exits (`mkdocs serve`)."""
+    global _OUT
+    _remove_out()
+    _OUT = Path(tempfile.mkdtemp(prefix="tfdist-site-files-"))
+    return _OUT
+
+
+def _remove_out() -> None:
+    global _OUT
+    if _OUT is not None:
+        shutil.rmtree(_OUT, ignore_errors=True)
+        _OUT = None
+
+
+atexit.register(_remove_out)
+
+
+def on_post_build(config):
+    _remove_out()
+
+
+def on_build_error(error):
+    _remove_out()
 
 
 def on_config(config):
-    """The navigation: home, the published entries in ID order, then the reference pages."""
+    """The navigation: home, the published entries in ID order, then the reference pages. A corrupt
+    evidence file stops the build here, with one line naming it (not a traceback from a page)."""
+    try:
+        evidence.load()
+    except evidence.EvidenceError as error:
+        raise PluginError(str(error)) from None
     questions = [f"e/{e.id}.md" for e in registry.load().values() if e.status == "published"]
     config["nav"] = [
         {"Home": "index.md"},
@@ -44,12 +79,13 @@ def on_files(files, config):
 
     _publish_notebooks(files, config)
     index = errors.build(config["site_url"])
-    (_OUT / "errors.json").write_text(errors.dumps(index))
-    publish("errors.json", _OUT)
-    script = _OUT / errors.SEARCH_SCRIPT
+    out = _new_out()
+    (out / "errors.json").write_text(errors.dumps(index), encoding="utf-8")
+    publish("errors.json", out)
+    script = out / errors.SEARCH_SCRIPT
     script.parent.mkdir(parents=True, exist_ok=True)
     script.write_text(errors.search_script(index), encoding="utf-8")
-    publish(errors.SEARCH_SCRIPT, _OUT)
+    publish(errors.SEARCH_SCRIPT, out)
     publish(evidence.PATH.name, evidence.PATH.parent)
     for env in envs.load():
         publish(f"envs/{env.lock.name}", env.lock.parent.parent)

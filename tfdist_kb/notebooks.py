@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import envs, i18n, registry, runner
+from . import envs, files, i18n, registry, runner
 from .i18n import t
 
 SECTION = re.compile(r"^# --8<-- \[start:example\]\n(.*?)^# --8<-- \[end:example\]", re.DOTALL | re.MULTILINE)
@@ -139,8 +139,7 @@ def write(nb: nbformat.NotebookNode, target: Path) -> Path:
     nbformat.validate(nb)
     text = nbformat.writes(nb) + "\n"
     if not target.exists() or target.read_text(encoding="utf-8") != text:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        files.write_atomic(target, text)
     return target
 
 

@@ -6,7 +6,9 @@ Checked: no pytest skip marker anywhere (a skipped block would count as executed
 block is a snippet include, an executed block, a source quote of a pinned release, a Mermaid
 diagram (its labels count as prose), or inside a "Not run: <reason>" admonition; an entry page includes each of its snippets and shows an outcome()
 of each; prose types no version or environment name (claim() and version() render them). HTML
-comments are removed before anything else is read, so nothing inside one counts.
+comments are removed before anything else is read, so nothing inside one counts. An entry page and
+its snippets keep no placeholder of `make new-entry` (`TODO(author)`), comments included. An entry
+page opens with a "What users see" box whose message a macro renders from the evidence.
 """
 from __future__ import annotations
 
@@ -46,6 +48,9 @@ NAMED = re.compile(r"(?<![\w.-])(?:tensorflow(?:[-_](?:cpu|gpu))?|tf(?:[-_.]kera
 BARE = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:\.\d+)*(?![\w])")
 PYTHON_BEFORE = re.compile(r"python[ \t]+$", re.IGNORECASE)
 ADVICE = 'use {{ claim(...) }} or {{ version(...) }}, or quote it inside <q>...</q>'
+
+# (f) what `make new-entry` (tfdist_kb/scaffold.py) leaves for the author: plain or regex-escaped.
+PLACEHOLDER = re.compile(r"TODO\\?\(author\\?\)")
 
 
 def _line(text: str, pos: int) -> int:
@@ -152,6 +157,46 @@ def snippets_shown(text: str, entry: str) -> list[str]:
     return problems
 
 
+def placeholders(raw: str, entry: str) -> list[str]:
+    """(f) Placeholders of the scaffold left in an entry page (the raw text: front matter and
+    comments count, a placeholder anywhere is unfinished work) or in the entry's snippets."""
+    def found(text: str) -> list[tuple[int, str]]:
+        return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if PLACEHOLDER.search(line)]
+    problems = [f"line {n}: placeholder left by make new-entry ({line[:60]!r}): write the real text, "
+                f"then remove the marker" for n, line in found(raw)]
+    for path in sorted((runner.SNIPPETS / entry).glob("*.py")):
+        problems += [f"line 1: snippets/{entry}/{path.name} line {n} has a placeholder left by make new-entry "
+                     f"({line[:60]!r}): write the real example, then remove the marker"
+                     for n, line in found(path.read_text())]
+    return problems
+
+
+BOX = re.compile(r"^!!! question\b[^\n]*\n(?P<body>(?:[ \t]*\n|[ \t]+[^\n]*\n)*)", re.MULTILINE)
+FOLD = re.compile(r"^(?P<indent>[ \t]+)\?\?\?\+?[^\n]*\n(?:[ \t]*\n|(?P=indent)[ \t]+[^\n]*\n)*", re.MULTILINE)
+RENDERED = re.compile(r"\b(?:users_see|outcome)\(")
+TYPED_MESSAGE = re.compile(r"`+\s*(?:\w+\.)*\w*(?:Error|Exception|Exit):\s")
+
+
+def users_see_box(text: str) -> list[str]:
+    """(g) An entry page opens with its "What users see" box (`!!! question`, before the first
+    section), and the message in it is the recorded one: a users_see() (or, for a silent failure,
+    an outcome()) renders it. An exception line typed by hand is allowed only in a fold of the box
+    (other wordings, quoted from a cited report); `text` has its comments removed."""
+    box = BOX.search(text)
+    first_section = re.search(r"^## ", text, re.MULTILINE)
+    if not box or (first_section and box.start() > first_section.start()):
+        return ["line 1: no \"What users see\" box: open the page with !!! question and render the message "
+                "with {{ users_see(\"TFDnnn/failing.py\") | indent(4) }}"]
+    body, where = box.group("body"), _line(text, box.start())
+    if not any(RENDERED.search(m.group(0)) for m in MACRO.finditer(body)):
+        return [f"line {where}: the \"What users see\" box types its message: render the recorded one with "
+                f"{{{{ users_see(\"TFDnnn/failing.py\") | indent(4) }}}} (a silent failure: outcome())"]
+    top = _blank(_blank(body, FOLD), MACRO)
+    return [f"line {where + _line(top, m.start()) - 1}: the \"What users see\" box types the message "
+            f"{m.group(0).strip('` ')!r}...: render it with users_see(), or move a cited wording into a fold"
+            for m in TYPED_MESSAGE.finditer(top)]
+
+
 def prose(text: str) -> str:
     """The prose of a page: `text` (comments removed) without front matter, the H1 title, fenced
     code (with source-quote titles), macro calls and <q> quotations, blanked in place. A diagram's
@@ -193,7 +238,7 @@ def audit(text: str, entry: str | None = None, skipped: list | None = None) -> l
     clean = _blank(text, COMMENT)
     problems = skip_markers(text) + fences(clean, skipped) + typed_versions(clean)
     if entry:
-        problems += snippets_shown(clean, entry)
+        problems += snippets_shown(clean, entry) + placeholders(text, entry)
     return sorted(problems, key=lambda p: int(p.split(":")[0].split()[1]))
 
 

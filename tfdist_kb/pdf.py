@@ -39,7 +39,7 @@ import urllib.parse
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from . import errors, registry
+from . import errors, files, registry
 
 ROOT = registry.ROOT
 OUT = ROOT / "site-print"
@@ -488,7 +488,7 @@ def build(out_dir: Path = OUT, languages=LANGUAGES, work: Path | None = None, st
                 browser.close()
         report = {"base_url": errors.base_url(), "build_seconds": round(built, 1),
                   "seconds": round(time.monotonic() - started, 1), "books": [asdict(b) for b in books]}
-        (out_dir / REPORT).write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        files.write_atomic(out_dir / REPORT, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
         return books
     finally:
         if own_work:

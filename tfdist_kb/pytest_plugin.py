@@ -2,7 +2,8 @@
 for the inline code blocks that pytest-codeblocks runs inside the pytest process.
 
 TFDIST_ENVS selects environments: unset or 'all' (make test), 'default' (make test-fast),
-or a comma-separated list of names.
+or a comma-separated list of names. Snippets run forked from a pre-imported TensorFlow where that
+is safe (runner.mode_of); TFDIST_MODE=fresh runs each in a new interpreter, as `make matrix` does.
 """
 from __future__ import annotations
 
@@ -62,8 +63,9 @@ def matrix(request):
         except expect.ExpectError:
             continue  # reported by its own test
     use_cache = os.environ.get("TFDIST_NO_CACHE") != "1"
+    mode = os.environ.get("TFDIST_MODE") or "fork"  # fresh processes: TFDIST_MODE=fresh
     try:
-        _, results, _ = runner.run_matrix(selected_envs(), use_cache, well_formed)
+        _, results, _ = runner.run_matrix(selected_envs(), use_cache, well_formed, mode=mode)
     except envs.EnvError as error:
         pytest.exit(f"tfdist: {error}", returncode=3)
     request.config.stash[_RESULTS] = results

@@ -4,7 +4,7 @@ Runs inside every TensorFlow environment (Python 3.7 to 3.11, TF 1.15 to 2.21),
 so it uses nothing but the standard library and TensorFlow.
 
 Order of preference, as the site promises:
-1. 4 or more physical GPUs: nothing is changed;
+1. 4 or more physical GPUs: the first 4 are used (more would make more replicas);
 2. 1 to 3 GPUs: the first GPU is split into 4 logical GPUs, the others are hidden;
 3. no GPU: the CPU is split into 4 logical CPU devices.
 With 2. or 3., `tf.distribute.MirroredStrategy()` with no device list mirrors over
@@ -16,7 +16,9 @@ it is created without a config of its own. An Estimator, and any code that passe
 its config says, so every session is given the machine's devices here too: the device counts
 and logical-GPU layout the runtime has, added to its config where the config does not set them.
 Nothing else (cross-device ops, soft placement, Keras settings) is touched: a failure under
-default settings stays a failure.
+default settings stays a failure. The cross-device reduction is TensorFlow's own choice for the
+devices it sees (NCCL only on physical GPUs: its selection code falls back to another reduction on
+logical GPUs of one GPU and on CPUs); the witness records which one each strategy used.
 """
 
 REPLICAS = 4
@@ -35,21 +37,43 @@ def _config():
             exp.VirtualDeviceConfiguration, exp.set_visible_devices)
 
 
-def provide_replicas(n=REPLICAS):
-    """Make `n` devices visible to TensorFlow and return how they were made."""
-    list_physical, set_logical, logical_config, set_visible = _config()
-    gpus = list_physical("GPU")
-    if len(gpus) >= n:
-        return "%d physical GPUs" % len(gpus)
+def plan(gpus, n=REPLICAS):
+    """What to do with a machine that has `gpus` physical GPUs (a count): a dict with
+    `kind` ('physical GPUs', 'logical GPUs' or 'logical CPUs'), `visible` (how many physical GPUs
+    stay visible to TensorFlow), `split` (the device split into `n` logical devices, or None) and
+    `describe` (what the run record says)."""
+    if gpus < 0 or n < 1:
+        raise ValueError("plan(gpus=%r, n=%r): both must be counts" % (gpus, n))
+    if gpus >= n:  # 4 real GPUs; more would give MirroredStrategy() more than n replicas
+        return {"kind": "physical GPUs", "visible": n, "split": None, "describe": "%d physical GPUs" % n}
     if gpus:
-        set_visible(gpus[0], "GPU")
-        set_logical(gpus[0], [logical_config(memory_limit=GPU_MEMORY_MB)] * n)
+        return {"kind": "logical GPUs", "visible": 1, "split": "GPU:0",
+                "describe": "1 physical GPU split into %d logical GPUs" % n}
+    return {"kind": "logical CPUs", "visible": 0, "split": "CPU:0",
+            "describe": "%d logical CPU devices" % n}
+
+
+def provide_replicas(n=REPLICAS, config=None):
+    """Make `n` devices visible to TensorFlow and say how they were made (`plan`'s `describe`).
+
+    `config` is the tuple `_config()` returns (the tests pass simulated device lists)."""
+    list_physical, set_logical, logical_config, set_visible = config or _config()
+    gpus = list_physical("GPU")
+    chosen = plan(len(gpus), n)
+    if chosen["kind"] == "physical GPUs":
+        if len(gpus) > n:
+            set_visible(gpus[:n], "GPU")
+            if config is None:
+                _sessions_see_the_machine()
+        return chosen["describe"]
+    if gpus:
+        set_visible(gpus[:1], "GPU")
+        set_logical(gpus[0], [logical_config(memory_limit=GPU_MEMORY_MB) for _ in range(n)])
+    else:
+        set_logical(list_physical("CPU")[0], [logical_config() for _ in range(n)])
+    if config is None:
         _sessions_see_the_machine()
-        return "1 physical GPU split into %d logical GPUs" % n
-    cpus = list_physical("CPU")
-    set_logical(cpus[0], [logical_config()] * n)
-    _sessions_see_the_machine()
-    return "%d logical CPU devices" % n
+    return chosen["describe"]
 
 
 def _sessions_see_the_machine():

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envs, evidence, expect, messages, witness
+from . import envs, evidence, expect, files, forkpool, messages, witness
 from .envs import ROOT, Env
 
 SNIPPETS = ROOT / "snippets"
@@ -88,11 +88,11 @@ def _runner_fingerprint() -> str:
     return hashlib.sha256(b"".join(p.read_bytes() for p in _RUNNER_CODE)).hexdigest()[:16]
 
 
-def cache_path(job: Job) -> Path:
-    """Keyed on the snippet, on what is really installed in the environment (checked against its
-    lock before any run) and on the runner's own code."""
-    key = hashlib.sha256(f"{sha256(job.snippet)} {envs.installed_fingerprint(job.env)} "
-                         f"{_runner_fingerprint()}".encode()).hexdigest()
+def cache_path(job: Job, mode: str = "fresh") -> Path:
+    """Keyed on the snippet (where it is and what it holds: the record names it), on what is really
+    installed in the environment (checked against its lock before any run) and on the runner's code."""
+    key = hashlib.sha256(f"{job.rel} {sha256(job.snippet)} {envs.installed_fingerprint(job.env)} "
+                         f"{_runner_fingerprint()} {mode_of(job, mode)}".encode()).hexdigest()
     return CACHE / job.env.name / f"{job.snippet.parent.name}-{job.snippet.stem}-{key[:20]}.json"
 
 
@@ -140,35 +140,104 @@ def _proof(job: Job, outcome: str, record: dict | None) -> list[str] | None:
     return witness.ran_on(record) if outcome == "passed" else None
 
 
-def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
+def _reduction(seen: dict) -> str | None:
+    """The cross-device reduction(s) the run's strategies used, as the witness read them."""
+    used = sorted({s["reduction"] for s in seen["strategies"] if s.get("reduction")})
+    return ", ".join(used) or None
+
+
+def _ended(returncode: int | None, signal_number: int | None = None) -> str:
+    """How a run's process ended, in words: 'exit status 3', 'killed by SIGSEGV'."""
+    if signal_number is None and returncode is not None and returncode < 0:
+        signal_number = -returncode
+    if signal_number:
+        try:
+            return f"killed by {signal.Signals(signal_number).name}"
+        except ValueError:
+            return f"killed by signal {signal_number}"
+    return f"exit status {returncode}"
+
+
+def _launch_fresh(job: Job, scratch: Path, result_file: Path, tmpdir: Path, time_limit: float):
+    """A new interpreter runs tfdist_kb.child: (stdout, stderr, timed out, how it ended)."""
+    environ = job.env.process_environ()
+    environ["TMPDIR"] = str(tmpdir)  # the snippet's temporary files go with the scratch folder
+    # The child's lifeline: this process holds the write end; the child sees end-of-file when this
+    # process dies (even by SIGKILL), and then removes the scratch folder and its process group.
+    lifeline, held = os.pipe()
+    try:
+        process = subprocess.Popen(
+            [str(job.env.interpreter), "-m", "tfdist_kb.child", str(job.snippet), str(result_file),
+             str(lifeline)],
+            cwd=scratch, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True, pass_fds=(lifeline,))
+    except BaseException:
+        os.close(held)
+        raise
+    finally:
+        os.close(lifeline)
+    try:
+        stdout, stderr = process.communicate(timeout=time_limit)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        stdout, stderr = process.communicate()
+        timed_out = True
+    finally:
+        os.close(held)
+    return stdout, stderr, timed_out, _ended(process.returncode)
+
+
+def _launch_forked(job: Job, scratch: Path, result_file: Path, tmpdir: Path, time_limit: float):
+    """A fork of the environment's pre-imported TensorFlow runs tfdist_kb.child (forkserver)."""
+    try:
+        reply = forkpool.run(job.env, str(job.snippet), str(result_file), str(tmpdir), time_limit)
+    except forkpool.ServerError as error:
+        raise RunnerError(f"{job.rel} on {job.env.name}: {error}") from None
+
+    def read(name: str) -> str:
+        try:
+            return (scratch / name).read_text(errors="replace")
+        except OSError:
+            return ""
+    return read("stdout"), read("stderr"), reply.timed_out, _ended(reply.exit, reply.signal)
+
+
+def mode_of(job: Job, mode: str) -> str:
+    """'fork' where the fast mode is asked for and safe for this snippet and environment, else 'fresh'."""
+    if mode != "fork" or not job.env.fork:
+        return "fresh"
+    try:
+        return "fresh" if expect.fresh_process(job.snippet) else "fork"
+    except expect.ExpectError:
+        return "fresh"
+
+
+def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "fresh") -> dict:
     if not job.env.interpreter.exists():
         raise RunnerError(f"environment {job.env.name} is not built (run: tfdist envs {job.env.name})")
+    launch = _launch_forked if mode_of(job, mode) == "fork" else _launch_fresh
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
         result_file = Path(scratch) / "result.json"
         witness_file = Path(scratch) / "result.json.witness"
+        tmpdir = Path(scratch) / "tmp"
+        tmpdir.mkdir()
         started = time.monotonic()
-        process = subprocess.Popen(
-            [str(job.env.interpreter), "-m", "tfdist_kb.child", str(job.snippet), str(result_file)],
-            cwd=scratch, env=job.env.process_environ(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, start_new_session=True)
-        try:
-            stdout, stderr = process.communicate(timeout=time_limit)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
+        stdout, stderr, timed_out, ended = launch(job, Path(scratch), result_file, tmpdir, time_limit)
+        if timed_out:
             if not may_hang:
                 raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of "
                                   f"{time_limit:.0f} s; last output:\n{_last_output(stdout, stderr)}") from None
             # the documented outcome: record it like any other, if it hung on 4 real devices
-            seen = json.loads(witness_file.read_text()) if witness_file.exists() else None
+            seen = _read_json(witness_file)
             return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
                                ran_on=_proof(job, "timed-out", seen), stdout=messages.normalise(stdout or ""),
                                stderr_tail=(stderr or "")[-2000:])
         seconds = round(time.monotonic() - started, 2)
-        if not result_file.exists():
-            raise RunnerError(f"{job.rel} on {job.env.name}: the process exited ({process.returncode}) "
+        child = _read_json(result_file)
+        if child is None:
+            raise RunnerError(f"{job.rel} on {job.env.name}: the process ended ({ended}) "
                               f"without a result; last output:\n{_last_output(stdout, stderr)}")
-        child = json.loads(result_file.read_text())
     if child["outcome"] == "error":
         raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed:\n{child.get('traceback')}")
     seen = child.get("witness")
@@ -184,30 +253,45 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False) -> dict:
         "message": messages.cap(message) if child["outcome"] == "raised" else None,
         "headline": messages.headline(message) if child["outcome"] == "raised" else None,
         "replicas": replicas[0] if len(replicas) == 1 else replicas, "ran_on": ran_on,
+        "reduction": _reduction(seen),
         "seconds": seconds, "stdout": messages.normalise(stdout),
         # kept in the cache, not in the evidence file:
         "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
+        "snippet_seconds": child.get("snippet_seconds"),
     })
     return record
 
 
-def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT) -> dict:
+def _read_json(path: Path):
+    """The JSON object in `path`; None if it is missing or unreadable (a process killed while
+    writing it): a cache miss or no result, never a traceback."""
+    try:
+        value = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT, mode: str = "fresh") -> dict:
+    """One job's record. `mode` 'fresh' (a new interpreter per run: what `make matrix` records) or
+    'fork' (forked from a pre-imported TensorFlow where `mode_of` allows: what `make test` uses)."""
     if job.expectation.kind == "not-applicable":
         return _unexecuted(job, "not-applicable", reason=job.expectation.reason, seconds=0.0)
-    cached = cache_path(job)
-    if use_cache and cached.exists():
-        return json.loads(cached.read_text())
+    cached = cache_path(job, mode)
+    record = _read_json(cached) if use_cache else None
+    if record is not None:
+        return record
     if job.expectation.kind == "hangs":
-        record = _execute(job, job.expectation.seconds, may_hang=True)
+        record = _execute(job, job.expectation.seconds, may_hang=True, mode=mode)
     else:
-        record = _execute(job, time_limit)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(record, indent=1))
+        record = _execute(job, time_limit, mode=mode)
+    record["mode"] = mode_of(job, mode)  # in the cache, not in the evidence
+    files.write_atomic(cached, json.dumps(record, indent=1))
     return record
 
 
 def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = None,
-            previous: dict | None = None) -> dict[tuple[str, str], dict | RunnerError]:
+            previous: dict | None = None, mode: str = "fresh") -> dict[tuple[str, str], dict | RunnerError]:
     """Run every job; longest first (by previous seconds) to keep both cores busy to the end."""
     previous = previous or {}
     order = sorted(all_jobs, key=lambda j: -(previous.get((j.rel, j.env.name), {}).get("seconds") or 30))
@@ -215,7 +299,7 @@ def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = N
 
     def one(job):
         try:
-            return run(job, use_cache)
+            return run(job, use_cache, mode=mode)
         except RunnerError as error:
             return error
 
@@ -224,13 +308,16 @@ def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = N
     return {(j.rel, j.env.name): r for j, r in zip(order, results)}
 
 
-def run_matrix(selected: list[Env], use_cache: bool = True, files: list[Path] | None = None):
+def run_matrix(selected: list[Env], use_cache: bool = True, files: list[Path] | None = None, mode: str = "fresh"):
     """Build the environments, then run every (snippet, environment) job: (jobs, results, wall s)."""
     for env in selected:
         envs.ensure(env)
     all_jobs = jobs(selected, files)
     started = time.monotonic()
-    results = run_all(all_jobs, use_cache=use_cache, previous=evidence.load())
+    try:
+        results = run_all(all_jobs, use_cache=use_cache, previous=evidence.load(), mode=mode)
+    finally:
+        forkpool.stop_all()
     return all_jobs, results, time.monotonic() - started
 
 

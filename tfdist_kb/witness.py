@@ -2,7 +2,8 @@
 
 `Witness.install()` (called by the child before the snippet's first line) wraps three
 TensorFlow constructors, without changing what they do:
-- every `tf.distribute` strategy the snippet creates or copies (class, replica count, devices);
+- every `tf.distribute` strategy the snippet creates or copies (class, replica count, devices,
+  and, at the end, the cross-device reduction it used);
 - every replica context a strategy enters, i.e. every replica whose function really ran
   (Keras `fit`, `strategy.run`, an Estimator's `model_fn`), with the replica id;
 - every TF 1 `Session` (an Estimator's too) and the devices it sees.
@@ -113,6 +114,9 @@ class Witness(object):
 
     def save(self, final=False):
         with self._lock:
+            if final:
+                for strategy, seen in zip(self.strategies, self.record["strategies"]):
+                    seen["reduction"] = reduction(strategy)
             self._save(final)
 
     def _save(self, final):
@@ -122,6 +126,25 @@ class Witness(object):
             self.record["runtime_devices_error"] = repr(error)
         with open(self.path, "w") as handle:
             json.dump(self.record, handle)
+
+
+def reduction(strategy):
+    """How a strategy all-reduces between its replicas: the class of its cross-device ops, the one
+    given to it or else the one TensorFlow chose for its devices ('NcclAllReduce',
+    'ReductionToOneDevice', ...), with the implementation a collective one uses
+    ('CollectiveAllReduce (RING)' on CPUs and on logical GPUs, '(NCCL)' on physical GPUs, TF 2.21).
+    None where the strategy has none (one device) or it cannot be read without choosing it."""
+    extended = strategy.extended
+    try:
+        for name in ("_cross_device_ops", "_inferred_cross_device_ops"):
+            chosen = getattr(extended, name, None)
+            if chosen is not None:
+                options = getattr(chosen, "_options", None)
+                implementation = getattr(getattr(options, "implementation", None), "name", None)
+                return type(chosen).__name__ + (" (%s)" % implementation if implementation else "")
+    except Exception:  # never let the proof change the snippet's outcome
+        return None
+    return None
 
 
 def problems(record, outcome):

@@ -26,14 +26,32 @@ its machinery (`tfdist_kb`) when that is installed.
 KB_COMMANDS = ("envs", "matrix", "run", "bench", "lock", "errors")
 TAIL_BYTES = 200 * 1024  # bytes of the input that are matched (its end)
 CHUNK = 1 << 20
+ECHO = 80  # characters of the user's own input that an error message repeats
+LINE = 1000  # characters of an error message, at most (a backstop: echoes are cut to ECHO)
 
 
 class InputError(Exception):
     """Input that cannot be explained: a one-line message, exit status 2."""
 
 
+def shown(text):
+    """User input as an error message repeats it: quoted, on one line (newlines and control
+    characters escaped), at most ECHO characters of it. A 100 kB argument is not written back."""
+    if len(text) <= ECHO:
+        return repr(text)
+    return "{}... ({} characters)".format(repr(text[:ECHO]), len(text))
+
+
+def one_line(message, limit=LINE):
+    """An error message as printed: its first line, any word longer than 2 * ECHO (longer than a
+    path) cut down to ECHO characters, the whole at most `limit` characters."""
+    words = (message.splitlines() or [""])[0].split(" ")
+    line = " ".join(w if len(w) <= 2 * ECHO else "{}... ({} characters)".format(w[:ECHO], len(w)) for w in words)
+    return line if len(line) <= limit else line[:limit] + "... ({} characters)".format(len(line))
+
+
 def _fail(message, code=2):
-    sys.stderr.write("tfdist: {}\n".format(message))
+    sys.stderr.write("tfdist: {}\n".format(one_line(message)))
     return code
 
 
@@ -80,9 +98,9 @@ def _read(args_text, path):
             return _decode_tail(stream, "standard input")
         try:
             with open(path, "rb") as handle:
-                return _decode_tail(handle, path)
+                return _decode_tail(handle, shown(path))
         except OSError as error:
-            raise InputError("cannot read {}: {}".format(path, error.strerror or error))
+            raise InputError("cannot read {}: {}".format(shown(path), error.strerror or error))
     text = " ".join(args_text)
     try:
         data = text.encode("utf-8")
@@ -122,7 +140,7 @@ def _parse(argv):
                 raise InputError("give one of --file PATH and -")
             path = "-"
         elif arg.startswith("-") and len(arg) > 1 and not words:
-            raise InputError("unknown option {} (see tfdist explain --help)".format(arg))
+            raise InputError("unknown option {} (see tfdist explain --help)".format(shown(arg)))
         else:
             words.append(arg)
         i += 1
@@ -179,7 +197,7 @@ def explain(argv):
     if not results:
         hint = ""
         if path is None and len(words) == 1 and os.path.isfile(words[0]):
-            hint = " (to read the file {0}, give --file {0})".format(words[0])
+            hint = " (to read the file {0}, give --file {0})".format(shown(words[0]))
         return _fail("no entry matches {}{}".format(read if cut else "this text", hint), 1)
     return 0
 
@@ -192,7 +210,7 @@ def _knowledge_base(argv):
             if argv[0] in KB_COMMANDS:
                 return _fail("`tfdist {}` needs the knowledge base repository (its tfdist_kb package); this "
                              "installation has `tfdist explain` only".format(argv[0]))
-            return _fail("unknown command {!r}; this installation has `tfdist explain` only".format(argv[0]))
+            return _fail("unknown command {}; this installation has `tfdist explain` only".format(shown(argv[0])))
         return _fail("the knowledge base's commands cannot start: {}".format(error))
     return kb_cli.main(argv)
 
@@ -200,29 +218,42 @@ def _knowledge_base(argv):
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if not argv:
-            sys.stderr.write(USAGE)
-            return 2
-        if argv[0] in ("-h", "--help", "help"):
-            sys.stdout.write(USAGE)
-            return 0
-        if argv[0] == "--version":
-            from . import __version__
-
-            sys.stdout.write("tfdist {}\n".format(__version__))
-            return 0
-        if argv[0] == "explain":
-            return explain(argv[1:])
-        return _knowledge_base(argv)
+        try:
+            return _dispatch(argv)
+        finally:
+            sys.stdout.flush()  # here, where a closed pipe can be caught, not at exit
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # `tfdist explain ... | head -1`
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except Exception:
-            pass
-        return 1
+    except BrokenPipeError:  # `tfdist explain ... | head -c 10`: the reader has what it wanted
+        return _quiet_exit()
+
+
+def _dispatch(argv):
+    if not argv:
+        sys.stderr.write(USAGE)
+        return 2
+    if argv[0] in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if argv[0] == "--version":
+        from . import __version__
+
+        sys.stdout.write("tfdist {}\n".format(__version__))
+        return 0
+    if argv[0] == "explain":
+        return explain(argv[1:])
+    return _knowledge_base(argv)
+
+
+def _quiet_exit():
+    """After a broken pipe: no more output, and no "Exception ignored" when Python flushes stdout at
+    exit. 141 is what a shell reports for a process ended by SIGPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except Exception:
+        pass
+    return 141
 
 
 if __name__ == "__main__":

@@ -1,0 +1,205 @@
+"""The fast mode (a pre-imported TensorFlow forking one child per run) gives what a fresh process
+gives, and survives what a snippet can do to it: crash, exit, hang, fill memory, or its runner dying."""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tfdist_kb import envs, evidence, expect, forkpool, messages, runner
+
+ROOT = runner.ROOT
+pytestmark = pytest.mark.matrix
+# The environments whose every snippet runs in both modes here; `make test` also compares each fork
+# run of every environment with the evidence, which fresh processes recorded.
+EQUIVALENCE_ENVS = os.environ.get("TFDIST_EQUIVALENCE_ENVS") or "default"
+STRATEGY = ("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
+            "strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)\n")
+PASSES = '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n'
+
+
+@pytest.fixture(scope="module")
+def default_env():
+    return envs.ensure(envs.default())
+
+
+def snippet(tmp_path, code, header=PASSES, name=None):
+    path = tmp_path / (name or f"s{uuid.uuid4().hex[:8]}.py")
+    path.write_text(header + code)
+    return path
+
+
+def forked(path, env, **kwargs):
+    return runner.run(runner.Job(path, env, expect.Expectation("passes")), use_cache=False, mode="fork", **kwargs)
+
+
+def compared(record):
+    loose = messages.without_name_suffixes
+    return {"outcome": record["outcome"], "exception": record.get("exception"),
+            "message": loose(record.get("message")), "stdout": record.get("stdout")}
+
+
+@pytest.mark.parametrize("env", envs.select(EQUIVALENCE_ENVS), ids=lambda e: e.name)
+def test_every_snippet_gives_the_same_record_forked_and_fresh(env):
+    """Outcome, exception, whole message and output, run by run (the cache keeps both modes apart)."""
+    _, fresh, _ = runner.run_matrix([env], use_cache=True, mode="fresh")
+    _, fork, _ = runner.run_matrix([env], use_cache=True, mode="fork")
+    assert fresh.keys() == fork.keys()
+    broken = {k: str(r) for k, r in list(fresh.items()) + list(fork.items()) if isinstance(r, Exception)}
+    assert not broken, broken
+    ran = [k for k, r in fork.items() if r["outcome"] != "not-applicable"]
+    assert ran and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0]) for k in ran)
+    assert all(fresh[k]["mode"] == "fresh" for k in ran)
+    differ = {k[0]: (compared(fresh[k]), compared(fork[k])) for k in ran if compared(fresh[k]) != compared(fork[k])}
+    assert not differ, differ
+
+
+def test_a_fork_sees_what_a_fresh_process_sees(tmp_path, default_env):
+    """Environment variables (those the import of TensorFlow sets included), the working and
+    temporary folders, the command line, the main module's name, the devices and Keras' state."""
+    code = STRATEGY + (
+        "import os, sys, tempfile\n"
+        "print(sorted((k, v) for k, v in os.environ.items() if k != 'TMPDIR'))\n"
+        "print(os.path.basename(os.getcwd()).startswith('tfdist-'), tempfile.gettempdir() == os.path.join(os.getcwd(), 'tmp'))\n"
+        "print(sys.argv == [__file__], __name__)\n"
+        "print(len(tf.config.list_logical_devices('CPU')), tf.executing_eagerly())\n"
+        "print(tf.keras.backend.floatx(), tf.keras.layers.Dense(1).name)\n")
+    path = snippet(tmp_path, code)
+    fresh = runner.run(runner.Job(path, default_env, expect.Expectation("passes")), use_cache=False)
+    fork = forked(path, default_env)
+    assert fork["mode"] == "fork" and fresh["mode"] == "fresh"
+    assert fork["stdout"] == fresh["stdout"]
+    assert "True True\nTrue __main__\n4 True" in fork["stdout"]
+
+
+@pytest.mark.parametrize("code, said", [
+    ("import ctypes\nctypes.string_at(0)\n", "killed by SIGSEGV"),
+    ("import os\nos._exit(3)\n", "exit status 3"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n", "killed by SIGKILL"),
+])
+def test_a_crashing_child_is_a_clear_error_and_the_server_lives_on(tmp_path, default_env, code, said):
+    with pytest.raises(runner.RunnerError, match=f"ended \\({said}\\) without a result"):
+        forked(snippet(tmp_path, STRATEGY + "print('before', flush=True)\n" + code), default_env)
+    after = forked(snippet(tmp_path, STRATEGY), default_env)  # the same pre-imported process, still serving
+    assert after["outcome"] == "passed" and after["replicas"] == 4
+
+
+def test_a_hanging_child_is_stopped_at_its_limit(tmp_path, default_env):
+    started = time.monotonic()
+    with pytest.raises(runner.RunnerError, match="(?s)time limit of 8 s.*about to wait"):
+        forked(snippet(tmp_path, STRATEGY + "import time\nprint('about to wait', flush=True)\ntime.sleep(600)\n"),
+               default_env, time_limit=8)
+    assert time.monotonic() - started < 60
+    assert forked(snippet(tmp_path, STRATEGY), default_env)["outcome"] == "passed"
+
+
+def test_a_child_filling_memory_ends_as_a_record(tmp_path, default_env):
+    """The fork's address space is capped (forkserver.MEMORY_LIMIT): the snippet gets a MemoryError."""
+    record = runner.run(runner.Job(snippet(tmp_path, STRATEGY + "block = bytearray(64 << 30)\n"), default_env,
+                                   expect.Expectation("raises", exception="MemoryError", match="")),
+                        use_cache=False, mode="fork")
+    assert (record["outcome"], record["exception"]) == ("raised", "MemoryError")
+
+
+def _children(pid):
+    found = []
+    for path in glob.glob(f"/proc/{pid}/task/*/children"):
+        try:
+            found += [int(p) for p in Path(path).read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+def test_no_zombie_is_left_and_servers_end_with_the_runner(tmp_path, default_env):
+    forked(snippet(tmp_path, STRATEGY + "import subprocess, sys\nsubprocess.Popen([sys.executable, '-c', "
+                                        "'import time; time.sleep(600)'])\n"), default_env)
+    servers = [s for s in forkpool._all if s.alive()]
+    assert servers
+    for server in servers:
+        assert _children(server.process.pid) == []  # neither the child nor what it left running
+    forkpool.stop_all()
+    assert not any(s.alive() for s in servers)
+
+
+DRIVER = """\
+import sys
+from pathlib import Path
+from tfdist_kb import envs, expect, runner
+job = runner.Job(Path(sys.argv[1]), envs.default(), expect.Expectation("passes"))
+runner.run(job, use_cache=False, time_limit=600, mode="fork")
+"""
+
+
+def _marked(marker):
+    found = []
+    for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            if marker.encode() in Path(cmdline).read_bytes():
+                found.append(int(cmdline.split("/")[2]))
+        except OSError:
+            pass
+    return found
+
+
+def _server_pids(driver_pid):
+    """The forkserver processes this driver started (their command line names no snippet)."""
+    return [pid for pid in _marked("tfdist_kb.forkserver")
+            if Path(f"/proc/{pid}/stat").read_text().split()[3] == str(driver_pid)]
+
+
+def test_a_killed_runner_leaves_no_server_no_child_and_no_scratch_folder(tmp_path, default_env):
+    marker = f"tfdist-fork-{uuid.uuid4().hex}"
+    ready, temporary = tmp_path / "ready", tmp_path / "tmp"
+    temporary.mkdir()
+    path = snippet(tmp_path, STRATEGY + f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', "
+                                        f"'import time; time.sleep(600)', {marker!r}])\n"
+                                        f"open({str(ready)!r}, 'w').write('x')\ntime.sleep(600)\n")
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(path)], cwd=ROOT,
+                              env=dict(os.environ, TMPDIR=str(temporary)))
+    try:
+        deadline = time.monotonic() + 120
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert ready.exists(), "the snippet never started"
+        servers = _server_pids(driver.pid)
+        assert len(servers) == 1 and _marked(marker)
+        driver.kill()
+        driver.wait()
+        deadline = time.monotonic() + 10
+        while (_marked(marker) or any(Path(f"/proc/{p}").exists() for p in servers)
+               or list(temporary.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _marked(marker), "the snippet's process outlived its runner"
+        assert not [p for p in servers if Path(f"/proc/{p}").exists()], "the server outlived its runner"
+        assert not list(temporary.iterdir()), [p.name for p in temporary.iterdir()]
+    finally:
+        driver.kill()
+        for pid in _marked(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_a_snippet_can_declare_it_needs_a_fresh_process(tmp_path, default_env):
+    header = '# /// tfdist\n# fresh-process = "sets TF_XLA_FLAGS before importing TensorFlow"\n# [expect]\n' \
+             '# default = "passes"\n# ///\n'
+    path = snippet(tmp_path, STRATEGY, header=header)
+    assert expect.fresh_process(path).startswith("sets TF_XLA_FLAGS")
+    assert forked(path, default_env)["mode"] == "fresh"
+    with pytest.raises(expect.ExpectError, match="takes the reason"):
+        expect.fresh_process(snippet(tmp_path, "", header='# /// tfdist\n# fresh-process = ""\n# [expect]\n'
+                                                          '# default = "passes"\n# ///\n'))
+
+
+def test_an_environment_can_opt_out(default_env):
+    from dataclasses import replace
+
+    job = runner.Job(ROOT / "snippets/TFD001/build_optimizer_in_scope.py", replace(default_env, fork=False),
+                     expect.Expectation("passes"))
+    assert runner.mode_of(job, "fork") == "fresh"
+    assert runner.mode_of(runner.Job(job.snippet, default_env, job.expectation), "fork") == "fork"
+    assert runner.mode_of(runner.Job(job.snippet, default_env, job.expectation), "fresh") == "fresh"
