@@ -430,3 +430,55 @@ def test_outcomes_lists_every_environment_once_per_snippet(world):
     listed = {kind: re.findall(r"<code>([^<]+)</code>", chips) for kind, chips in rows}
     assert listed == {"pass": ["tf2.21-keras3", "tf2.21-tfkeras"], "raised": ["tf1.15", "tf2.0.4"],
                       "na": ["tf2.1.0"], "wrong": ["tf2.2"]}
+
+
+# ---- (g) the "What users see" box: rendered from the evidence --------------------------------------
+
+def test_users_see_groups_wordings_with_their_releases(world):
+    records = world(tf1_15="raised:ValueError", tf2_0_4="raised:ValueError", tf2_1_0="raised:TypeError")
+    records[("snippets/TFD999/x.py", "tf1.15")]["headline"] = "slot under another scope (<obj at 0x…>)"
+    records[("snippets/TFD999/x.py", "tf2.0.4")]["headline"] = "slot under another scope (<obj at 0x…>)"
+    records[("snippets/TFD999/x.py", "tf2.1.0")]["headline"] = "not a tensor"
+    box = macros.users_see("TFD999/x.py")
+    assert box.index("TF 2.1.0") < box.index("TypeError: not a tensor") < box.index("TF 1.15.0 and 2.0.4")
+    assert box.count("ValueError: slot under another scope (<obj at 0x…>)") == 1
+    assert "```text" in box
+
+
+def test_users_see_shows_the_wrong_output_of_a_silent_failure(world):
+    records = world(tf1_15="wrong")
+    records[("snippets/TFD999/x.py", "tf1.15")]["stdout"] = "step 1\nreplica ids seen: [0, 0, 0, 0]\ndone"
+    box = macros.users_see("TFD999/x.py", "tf1.15", lines="replica ids")
+    assert "replica ids seen: [0, 0, 0, 0]" in box and "step 1" not in box and "without any error" in box
+
+
+def test_users_see_fails_where_nothing_went_wrong(world):
+    world()
+    with pytest.raises(ValueError, match="neither raised nor printed a wrong result"):
+        macros.users_see("TFD999/x.py")
+
+
+BOX = '!!! question "What users see"\n    Training stops at once:\n\n    {{ users_see("X/y.py") | indent(4) }}\n\n'
+
+
+@pytest.mark.parametrize("body, problem", [
+    ('!!! question "What users see"\n    Training stops with `ValueError: slot under another scope`.\n\n',
+     "types its message"),
+    (BOX + "    It says `ValueError: slot under another scope` too.\n\n", "types the message 'ValueError: slot"),
+    ("Intro.\n\n", 'no "What users see" box'),
+    ("## Short answer\n\n" + BOX, 'no "What users see" box'),
+])
+def test_users_see_box_must_be_rendered(body, problem):
+    page = "# Title\n\n" + body + "## Short answer\n- x\n"
+    assert any(problem in p for p in pages.users_see_box(page)), pages.users_see_box(page)
+
+
+def test_users_see_box_may_quote_a_cited_wording_in_a_fold():
+    page = ("# Title\n\n" + BOX + '    ??? note "Other messages"\n        `ValueError: as reported in #1`\n\n'
+            "## Short answer\n- x\n")
+    assert pages.users_see_box(page) == []
+
+
+def test_every_entry_page_box_is_rendered():
+    for page in sorted((DOCS / "e").glob("*.md")):
+        assert pages.users_see_box(pages._blank(page.read_text(), pages.COMMENT)) == [], page.name

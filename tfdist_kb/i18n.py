@@ -65,6 +65,7 @@ PHRASES = {
                      "记录的运行：{how} — {label}，{replicas} 个副本{on}"),
     "whole_message": ("Whole message", "完整信息"),
     "users_see_on": ("Raised on {releases}:", "{releases} 上抛出："),
+    "users_see_printed": ("Printed on {releases}, without any error:", "{releases} 上没有任何报错，输出为："),
     "printed_nothing": ("(printed nothing)", "（没有输出）"),
     "verb_passes": ("passes", "通过"),
     "verb_wrong-result": ("prints the wrong result", "打印错误结果"),

@@ -246,30 +246,40 @@ def claim(snippet: str, said: str, *env_names: str) -> str:
     return _releases_prose(holds)
 
 
-def users_see(snippet: str, *env_names: str) -> str:
-    """The message a user sees, as the failing snippet really raised it: `Exception: headline` in a
-    text fence, one per wording, each under the releases that raised it in those words (all
-    environments where it raised, unless some are named). For the "What users see" box:
-    `{{ users_see("TFD001/x.py") | indent(4) }}`. ValueError if it raised nowhere."""
+def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
+    """What a user sees, as the failing snippet really did it, for the "What users see" box
+    (`{{ users_see("TFD001/x.py") | indent(4) }}`): the exception it raised, `Exception: headline`
+    in a text fence per wording, each under the releases that raised it in those words; or, for a
+    silent failure (a run that passed printing the wrong result), its output, only the lines
+    matching the regex `lines` if given. All environments where it did so, unless some are named.
+    ValueError if it did neither anywhere."""
     names = _env_names(env_names, "users_see")
     try:
-        records = [r for r in _records(snippet, names, "users_see") if r["outcome"] == "raised"]
+        records = _records(snippet, names, "users_see")
     except StaleEvidence as error:
         if _stale_allowed():
             return _preview(error)
         raise
-    if not records:
-        raise ValueError(f"users_see(): {snippet} raised in none of {', '.join(names)}: the box shows a recorded "
-                         f"message, so name a snippet that raises")
-    wordings: dict[str, list[dict]] = {}
+    shown: dict[str, list[dict]] = {}  # what the box shows -> the runs that showed it
     for record in sorted(records, key=lambda r: _key(r["tensorflow"]), reverse=True):  # newest first
-        said = f"{record['exception']}: {messages.without_name_suffixes(_headline(record)).strip()}"
-        wordings.setdefault(said, []).append(record)
+        if record["outcome"] == "raised":
+            said = f"{record['exception']}: {_headline(record).strip()}"
+            same = f"{record['exception']}: {messages.without_name_suffixes(_headline(record)).strip()}"
+        elif _word(record, snippet) == "wrong-result" and record.get("stdout"):
+            kept = [line for line in record["stdout"].splitlines() if not lines or re.search(lines, line)]
+            said = same = "\n".join(kept)
+        else:
+            continue
+        if said.strip():
+            key = next((k for k in shown if k[1] == same), (said, same))
+            shown.setdefault(key, []).append(record)
+    if not shown:
+        raise ValueError(f"users_see(): {snippet} neither raised nor printed a wrong result"
+                         f"{' matching /' + lines + '/' if lines else ''} on {', '.join(names)}")
     blocks = []
-    for said, raised in wordings.items():
-        shown = next(f"{r['exception']}: {_headline(r).strip()}" for r in raised)
-        where = t("users_see_on", releases=_releases_prose(raised))
-        blocks.append(f"{where}\n\n{_fence(shown)}")
+    for (said, _), runs in shown.items():
+        kind = "users_see_on" if runs[0]["outcome"] == "raised" else "users_see_printed"
+        blocks.append(f"{t(kind, releases=_releases_prose(runs))}\n\n{_fence(said)}")
     return "\n\n".join(blocks)
 
 

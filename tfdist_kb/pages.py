@@ -193,8 +193,8 @@ def users_see_box(text: str) -> list[str]:
                 f"{{{{ users_see(\"TFDnnn/failing.py\") | indent(4) }}}} (a silent failure: outcome())"]
     top = _blank(_blank(body, FOLD), MACRO)
     return [f"line {where + _line(top, m.start()) - 1}: the \"What users see\" box types the message "
-            f"{m.group(0).strip('` ')!r}...: render it with users_see(), or move a cited wording into a fold"
-            for m in TYPED_MESSAGE.finditer(top)]
+            f"{top[m.start():].split(chr(10))[0].strip('` ')[:50]!r}...: render it with users_see(), "
+            f"or move a cited wording into a fold" for m in TYPED_MESSAGE.finditer(top)]
 
 
 def prose(text: str) -> str:
@@ -238,7 +238,7 @@ def audit(text: str, entry: str | None = None, skipped: list | None = None) -> l
     clean = _blank(text, COMMENT)
     problems = skip_markers(text) + fences(clean, skipped) + typed_versions(clean)
     if entry:
-        problems += snippets_shown(clean, entry) + placeholders(text, entry)
+        problems += snippets_shown(clean, entry) + placeholders(text, entry) + users_see_box(clean)
     return sorted(problems, key=lambda p: int(p.split(":")[0].split()[1]))
 
 
