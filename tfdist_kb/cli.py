@@ -108,6 +108,32 @@ def cmd_run(args) -> int:
     return 1 if problems else 0
 
 
+DOCTOR_BENCH = """
+import statistics, time
+from tfdist_kb.replicas import provide_replicas
+provide_replicas()
+import tensorflow as tf
+import tfdist
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    inputs = x = tf.keras.Input(shape=(8,))
+    for _ in range(50):
+        x = tf.keras.layers.Dense(8)(x)
+    model = tf.keras.Model(inputs, x)
+    optimizer = tf.keras.optimizers.Adam()
+    optimizer.build(model.trainable_variables)
+assert len(model.variables) == 100 and tfdist.doctor(strategy, model, optimizer) == []
+times = []
+for _ in range(5):
+    started = time.perf_counter()
+    tfdist.doctor(strategy, model, optimizer)
+    times.append(time.perf_counter() - started)
+print("tfdist.doctor             median %.1f ms over 5 calls (%d replicas; a model of %d variables and its "
+      "built Adam, %d variables)" % (statistics.median(times) * 1000, strategy.num_replicas_in_sync,
+                                     len(model.variables), len(optimizer.variables)))
+"""
+
+
 def cmd_bench(args) -> int:
     import os
     import subprocess
@@ -145,6 +171,19 @@ def cmd_bench(args) -> int:
     for name, values in seconds.items():
         print(f"{name:26} median {statistics.median(values) * 1000:6.1f} ms over {len(values)} runs"
               + (f" (message: {message[:60]!r})" if "explain" in name else ""), flush=True)
+    # tfdist.doctor, one call, in the default environment: a model of 100 variables (50 Dense layers)
+    # and its Adam, built in the scope of a MirroredStrategy on 4 replicas; median of 5 calls.
+    default = envs.load()[0]
+    if envs.is_ready(default):
+        doctor_environ = default.process_environ()
+        doctor_environ["PYTHONPATH"] = os.pathsep.join([str(envs.ROOT), package])
+        done = subprocess.run([str(default.interpreter), "-c", DOCTOR_BENCH], env=doctor_environ,
+                              capture_output=True, text=True)
+        if done.returncode or not done.stdout.strip():
+            raise UsageError(f"bench: tfdist.doctor on {default.name} failed: {one_line(done.stderr[-300:])}")
+        print(f"{done.stdout.strip().splitlines()[-1]} on {default.name}", flush=True)
+    else:
+        print(f"tfdist.doctor             not measured: {default.name} is not built (tfdist envs {default.name})")
     # The snippet matrix, per environment, in both modes side by side: fresh processes (what
     # `make matrix` records) and forks of a pre-imported TensorFlow (what `make test` uses).
     # overhead = a run's seconds minus the snippet's own work (child.py times the exec alone).

@@ -1,8 +1,9 @@
 """The runner's side of the fast mode: pre-imported TensorFlow processes (tfdist_kb.forkserver),
 one or more per environment, each running one snippet at a time.
 
-A server is started on first use and kept for the rest of this process; one that died (or that
-stopped answering) is replaced. All of them, and every child they fork, end with this process: they
+A server is started on first use and kept while its environment has runs to do: starting one for
+another environment ends the idle servers of the others. One that died (or that stopped answering)
+is replaced. All of them, and every child they fork, end with this process: they
 hold the read end of one lifeline pipe whose write end only this process has.
 """
 from __future__ import annotations
@@ -96,6 +97,13 @@ def run(env: Env, snippet: str, result: str, tmpdir: str, limit: float) -> Reply
     with _lock:
         idle = _idle.setdefault(env.name, [])
         server = idle.pop() if idle else None
+        # Another environment's idle servers are done (the runner takes the environments one after
+        # the other in fork mode): each holds an imported TensorFlow (0.2 to 0.6 GB), so end them.
+        others = [s for name, servers in _idle.items() if name != env.name for s in servers] if server is None else []
+        for name in [n for n in _idle if n != env.name] if server is None else []:
+            _idle[name] = []
+    for other in others:
+        other.stop()
     if server is None or not server.alive():
         server = Server(env)
         with _lock:

@@ -17,7 +17,7 @@ _TMP = re.compile(r"/tmp/[A-Za-z0-9_./-]*?(tmp[a-z0-9_]{6,}|pytest-of-[^/\s]+)[^
 _RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit))\s*:\s*(\S.*)$")
 # Lines that frame the message rather than state it
 _FRAME = re.compile(
-    r"^\s*(in user code:|Graph execution error:|Detected at node\b|defined at \(most recent call last\)|"
+    r"^\s*(in user code:|in converted code:|Graph execution error:|Detected at node\b|defined at \(most recent call last\)|"
     r"File \"|Node: |Call arguments received|Traceback \(most recent call last\)|"
     r"Exception encountered when calling|\[\[\{\{node|\[\[node|\[Op:|Stack trace for|Function call stack:|"
     r"Encountered when executing an operation|<stack traces unavailable>|[-=]{3,}$|\w+_function$)")

@@ -62,6 +62,7 @@ def on_config(config):
         {"Home": "index.md"},
         {"Questions": questions},
         "errors.md",
+        "doctor.md",
         {"Evidence": ["evidence.md", "verification.md"]},
         "tags.md",
         "contributing.md",

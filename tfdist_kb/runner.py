@@ -28,7 +28,8 @@ REPLICAS = 4
 TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
 # What a run's record depends on besides the snippet and the environment: the runner's own code.
 _RUNNER_CODE = [Path(__file__).with_name(n) for n in
-                ("child.py", "replicas.py", "witness.py", "envs.py", "runner.py", "messages.py")]
+                ("child.py", "replicas.py", "witness.py", "envs.py", "runner.py", "messages.py", "forkserver.py",
+                 "forkpool.py")]
 
 
 class RunnerError(Exception):
@@ -294,7 +295,10 @@ def run_all(all_jobs: list[Job], use_cache: bool = True, workers: int | None = N
             previous: dict | None = None, mode: str = "fresh") -> dict[tuple[str, str], dict | RunnerError]:
     """Run every job; longest first (by previous seconds) to keep both cores busy to the end."""
     previous = previous or {}
-    order = sorted(all_jobs, key=lambda j: -(previous.get((j.rel, j.env.name), {}).get("seconds") or 30))
+    rank = {env.name: i for i, env in enumerate(dict.fromkeys(j.env for j in all_jobs))}
+    # forked runs: one environment after the other (its pre-imported servers, then the next's)
+    by_env = (lambda j: rank[j.env.name]) if mode == "fork" else (lambda j: 0)
+    order = sorted(all_jobs, key=lambda j: (by_env(j), -(previous.get((j.rel, j.env.name), {}).get("seconds") or 30)))
     workers = workers or int(os.environ.get("TFDIST_WORKERS", os.cpu_count() or 2))
 
     def one(job):
