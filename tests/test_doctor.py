@@ -2,7 +2,8 @@
 
 Each snippet runs as the runner runs it (forked from the environment's pre-imported TensorFlow, 4
 replicas, the run judged against the snippet's declaration), wrapped: after the snippet, the
-doctor inspects the snippet's `strategy`, `model` (and `loaded`, the model a TFD004 snippet loads)
+doctor inspects the snippet's `strategy`, `model` (and `loaded`, the model a TFD004 snippet loads; other
+entries' snippets load models only to compare predictions)
 and `optimizer`, and its findings are written as JSON. A silent failure (a snippet declared
 `prints` in an environment) must get its own entry; a passing snippet no finding at all; the
 findings of one snippet are the same in a second run. Wrong arguments get a TypeError or
@@ -50,8 +51,8 @@ except BaseException as error:  # the snippet's outcome, judged by the runner
 report = {{"snippet_raised": failure is not None, "calls": {{}}}}
 import tfdist
 
-for name in ("model", "loaded"):
-    if name == "model" or name in namespace:
+for name in ("model", "loaded"):  # `loaded`: the model a TFD004 snippet revives, to train it on
+    if name == "model" or (name in namespace and "/TFD004/" in {snippet!r}):
         try:
             first = tfdist.doctor(namespace.get("strategy"), model=namespace.get(name),
                                   optimizer=namespace.get("optimizer"))
@@ -128,6 +129,7 @@ def reports(tmp_path_factory):
     ready = [env for env in DOCTOR_ENVS if envs.is_ready(env)]  # the others' tests are skipped
     folder = tmp_path_factory.mktemp("doctor")
     jobs = [_wrapped(path, env, expectation, folder) for path, env, expectation in CASES if env in ready]
+    jobs.sort(key=lambda item: ready.index(item[1].env))  # one environment after the other (forkpool)
     workers = int(os.environ.get("TFDIST_WORKERS", "2"))
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:

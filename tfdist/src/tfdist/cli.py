@@ -23,7 +23,7 @@ Environment: TFDIST_BASE_URL the site's address in links (a mirror); TFDIST_DATA
 The knowledge base repository's commands (envs, matrix, run, bench, lock, errors) are handed to
 its machinery (`tfdist_kb`) when that is installed.
 """
-KB_COMMANDS = ("envs", "matrix", "run", "bench", "lock", "errors")
+KB_COMMANDS = ("envs", "matrix", "run", "bench", "lock", "errors", "drift", "gpu-check", "new-entry")
 TAIL_BYTES = 200 * 1024  # bytes of the input that are matched (its end)
 CHUNK = 1 << 20
 ECHO = 80  # characters of the user's own input that an error message repeats
