@@ -278,6 +278,21 @@ def test_claim_words(world):
         macros.claim("TFD999/x.py", "passes", "tf2.1.0")  # a documented wrong result does not pass
 
 
+def test_reductions_render_what_each_run_recorded(world, monkeypatch):
+    records = world(tf1_15="not-applicable")
+    for (_, env), record in records.items():
+        record["reduction"] = "ReductionToOneDevice" if env in ("tf2.0.4", "tf2.1.0") else "CollectiveAllReduce (RING)"
+    assert macros.reductions("TFD999/x.py", "tf2.1.0", "tf2.0.4") == "`ReductionToOneDevice` on TF 2.0.4 and 2.1.0"
+    assert macros.reductions("TFD999/x.py", "tf2.2", "tf2.0.4") == \
+        "`CollectiveAllReduce (RING)` on TF 2.2.3 and `ReductionToOneDevice` on TF 2.0.4"
+    assert "tf1.15" not in macros.reductions("TFD999/x.py")  # not run there: nothing to say
+    records[("snippets/TFD999/x.py", "tf2.2")]["reduction"] = None
+    with pytest.raises(ValueError, match=r"no recorded reduction on tf2\.2"):
+        macros.reductions("TFD999/x.py", "tf2.2")
+    with pytest.raises(ValueError, match="no recorded reduction on tf1.15"):
+        macros.reductions("TFD999/x.py", "tf1.15")
+
+
 @pytest.mark.parametrize("args, error", [
     (("passes", "tf1.15"), r"does not 'passes' on tf1.15 \(recorded: tf1.15: raises ValueError\)"),
     (("raises TypeError", "tf1.15"), "does not 'raises TypeError' on tf1.15"),

@@ -21,13 +21,37 @@ def test_docs_environment_matches_default_environment():
     assert (tf.__version__, keras.__version__) == (pins["tensorflow"], pins["keras"])
 
 
+def _run_as_a_reader(nb, folder):
+    """Run the notebook top to bottom as a reader following it would: in one kernel, except that
+    where a cell is marked `restart_kernel` (its markdown cell tells the reader to) the kernel is
+    restarted and the setup cell run again before it. Outputs are written into `nb`'s cells."""
+    setup, rest = nb.cells[:3], nb.cells[3:]
+    parts, part = [], []
+    for cell in rest:
+        if cell.metadata.get("tfdist", {}).get("restart_kernel") and part:
+            parts.append(part)
+            part = [parts[-1].pop()] if parts[-1] and parts[-1][-1].cell_type == "markdown" else []
+        part.append(cell)
+    parts.append(part)
+    for i, cells in enumerate(parts):
+        kernel = nbformat.v4.new_notebook(metadata=nb.metadata, cells=[setup[2].copy() if i else setup[2]] + cells)
+        nbclient.NotebookClient(kernel, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(folder)}}).execute()
+        outputs = "".join(o.text for o in kernel.cells[0].outputs if o.get("name") == "stdout").strip()
+        assert re.fullmatch(r"\d+ physical GPUs|1 physical GPU split into 4 logical GPUs|4 logical CPU devices",
+                            outputs), outputs
+    return len(parts)
+
+
 @pytest.mark.parametrize("entry", ENTRIES, ids=[e.id for e in ENTRIES])
 def test_notebook_runs(entry, tmp_path):
     nb = notebooks.build(entry)
-    nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}}).execute()
-    setup = "".join(o.get("text", "") for o in nb.cells[2].outputs).strip()
-    assert re.fullmatch(r"\d+ physical GPUs|1 physical GPU split into 4 logical GPUs|4 logical CPU devices", setup), setup
+    kernels = _run_as_a_reader(nb, tmp_path)
+    restarts = [c for c in nb.cells if c.metadata.get("tfdist", {}).get("restart_kernel")]
+    assert kernels == 1 + len([c for c in restarts if c is not nb.cells[3]])
+    for cell in restarts:  # the reader is told, in their language, next to the cell
+        above = nb.cells[nb.cells.index(cell) - 1].source
+        assert "Restart the kernel before this cell" in above, above
     default = envs.default().name
     checked = 0
     for cell in nb.cells:
@@ -42,6 +66,29 @@ def test_notebook_runs(entry, tmp_path):
             assert not errors, f"{snippet}: {errors[0].ename}: {errors[0].evalue}"
         checked += 1
     assert checked, f"{entry.id}: the notebook has no snippet cells"
+
+
+def test_a_declared_restart_is_in_the_notebook(tmp_path, monkeypatch):
+    """`restart-kernel = "why"` in a snippet's header: its markdown cell tells the reader to restart
+    and why, in each language, and its code cell is marked so that the test above restarts there;
+    an empty reason is refused."""
+    from tfdist_kb import expect
+
+    entry = next(e for e in ENTRIES if any(expect.restart_kernel(p) for p in e.snippets))
+    for lang in LANGUAGES:
+        nb = notebooks.build(entry, lang)
+        for path in entry.snippets:
+            cell = next(c for c in nb.cells if c.metadata.get("tfdist", {}).get("snippet") == f"{entry.id}/{path.name}")
+            above = nb.cells[nb.cells.index(cell) - 1].source
+            why = expect.restart_kernel(path)
+            assert bool(cell.metadata["tfdist"].get("restart_kernel")) == bool(why)
+            with i18n_language(lang):
+                told = i18n.t("nb_restart", reason="\0").split("\0")[0]
+                assert (i18n.t("nb_restart", reason=why.rstrip(".")) in above) if why else (told not in above)
+    bad = tmp_path / "x.py"
+    bad.write_text('# /// tfdist\n# restart-kernel = " "\n# [expect]\n# default = "passes"\n# ///\n')
+    with pytest.raises(expect.ExpectError, match="'restart-kernel' takes the reason"):
+        expect.restart_kernel(bad)
 
 
 # ---- what the site publishes: recorded outputs, the link back, the raw file ------------------------

@@ -16,6 +16,11 @@ Every environment gets exactly one expectation, from its own key or from `defaul
 A snippet that cannot run forked from a pre-imported TensorFlow (the fast mode of
 tfdist_kb.forkserver), for example one that must set a variable before TensorFlow is imported,
 says so above [expect]: `# fresh-process = "sets TF_XLA_FLAGS before importing TensorFlow"`.
+
+A snippet that cannot run in the same Jupyter kernel as the snippets before it in its entry's
+notebook (tfdist_kb.notebooks runs them top to bottom in one kernel) says why above [expect]:
+`# restart-kernel = "a second MirroredStrategy in one process reuses the first one's collective keys"`.
+The notebook then tells the reader to restart the kernel there, and its test does exactly that.
 """
 from __future__ import annotations
 
@@ -25,6 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
+# The keys besides [expect] that a tfdist block may hold, each the reason for a way of running it.
+REASONS = {"fresh-process": "the snippet cannot run in a fork",
+           "restart-kernel": "the snippet's notebook cell needs a restarted kernel"}
 KINDS = ("passes", "raises", "prints", "not-applicable", "hangs")
 
 
@@ -113,14 +121,21 @@ def _block(snippet: Path) -> dict:
         block = tomllib.loads(body)
     except tomllib.TOMLDecodeError as error:
         raise ExpectError(f"{snippet}: the tfdist block is not valid TOML: {error}") from None
-    unknown = set(block) - {"expect", "fresh-process"}
+    unknown = set(block) - {"expect", *REASONS}
     if unknown:
         raise ExpectError(f"{snippet}: the tfdist block has unknown key(s) {', '.join(sorted(unknown))} "
-                          f"(known: [expect], fresh-process)")
-    reason = block.get("fresh-process")
-    if reason is not None and (not isinstance(reason, str) or not reason.strip()):
-        raise ExpectError(f"{snippet}: 'fresh-process' takes the reason why the snippet cannot run in a fork")
+                          f"(known: [expect], {', '.join(REASONS)})")
+    for key, what in REASONS.items():
+        reason = block.get(key)
+        if reason is not None and (not isinstance(reason, str) or not reason.strip()):
+            raise ExpectError(f"{snippet}: '{key}' takes the reason why {what}")
     return block
+
+
+def restart_kernel(snippet: Path) -> str | None:
+    """Why the snippet's notebook cell needs a restarted kernel (declared `restart-kernel =
+    "reason"` above [expect]), or None."""
+    return _block(snippet).get("restart-kernel")
 
 
 def fresh_process(snippet: Path) -> str | None:

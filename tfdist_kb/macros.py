@@ -283,6 +283,28 @@ def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
     return "\n\n".join(blocks)
 
 
+def reductions(snippet: str, *env_names: str) -> str:
+    """How the strategy of `snippet` combined values across its devices in each run, as the runner
+    recorded it (`reduction`, tfdist_kb.witness), in prose: '`ReductionToOneDevice` on TF 2.4.1 and
+    2.5.3'. All environments where it ran, unless some are named; ValueError where none was recorded."""
+    names = _env_names(env_names, "reductions")
+    try:
+        records = _records(snippet, names, "reductions")
+    except StaleEvidence as error:
+        if _stale_allowed():
+            return _preview(error)
+        raise
+    ran = [r for r in records if r["outcome"] != "not-applicable"]
+    missing = [r["env"] for r in ran if not r.get("reduction")]
+    if missing or not ran:
+        raise ValueError(f"reductions(): {snippet} has no recorded reduction on "
+                         f"{', '.join(missing or names)}")
+    groups: dict[str, list[dict]] = {}
+    for record in ran:
+        groups.setdefault(record["reduction"], []).append(record)
+    return _and([t("reduced_on", how=f"`{how}`", releases=_releases_prose(runs)) for how, runs in groups.items()])
+
+
 def _releases_prose(records: list[dict]) -> str:
     """'TF 1.15.0, 2.4.1 and 2.15.1' in version order; each with its Keras where it needs one."""
     labels = list(dict.fromkeys(_release(r) for r in sorted(records, key=lambda r: _key(r["tensorflow"]))))
@@ -437,7 +459,7 @@ def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it
 
 
 def define_env(env):  # mkdocs-macros entry point
-    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see):
+    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see, reductions):
         env.macro(macro)
     env.variables["envs"] = envs.load()
     env.variables["tags"] = registry.TAGS

@@ -12,6 +12,11 @@ same records the page's outcome boxes and tables show. Where no output exists (a
 printed nothing, does not apply or hangs there, or has no current record) the markdown cell above
 it says so. Everything is deterministic (cell ids included), so an unchanged entry gives the
 same bytes and mkdocs-jupyter's cache (keyed on those bytes) hits.
+
+A snippet that cannot share a kernel with the cells above it declares why (`restart-kernel` in its
+header, tfdist_kb.expect): its markdown cell starts by telling the reader to restart the kernel and
+run the setup cell again, and its code cell carries `tfdist.restart_kernel`, where the notebook test
+restarts the kernel too.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import envs, files, i18n, registry, runner
+from . import envs, expect, files, i18n, registry, runner
 from .i18n import t
 
 SECTION = re.compile(r"^# --8<-- \[start:example\]\n(.*?)^# --8<-- \[end:example\]", re.DOTALL | re.MULTILINE)
@@ -65,6 +70,9 @@ def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int
     name = f"{entry.id}/{path.name}"
     expectation = runner.expectations(path)[env.name]
     head = f"## `{path.name}`\n\n"
+    restart = expect.restart_kernel(path)
+    if restart:
+        head += t("nb_restart", reason=restart.rstrip(".")) + "\n\n"
     try:
         record = macros._record(name, env.name, "notebook")
     except macros.StaleEvidence as error:
@@ -83,6 +91,8 @@ def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int
         return [nbformat.v4.new_markdown_cell(head + note)], number
     cell = nbformat.v4.new_code_cell(example(path))
     cell.metadata["tfdist"] = {"snippet": name, "outputs_from": env.name if record else None}
+    if restart:
+        cell.metadata["tfdist"]["restart_kernel"] = True
     if expectation.kind == "raises":
         cell.metadata["tags"] = ["raises-exception"]
     if record is not None:

@@ -1,0 +1,27 @@
+# /// tfdist
+# restart-kernel = "the cell above stopped with a collective error, and TensorFlow keeps that error for every later collective operation in the process until it restarts (its message ends: Restart your program to reset)"
+# [expect]
+# default = { raises = "InvalidArgumentError", match = "Shape mismatch in the collective instance \\d+" }
+# "tf2.4" = "passes"
+# "tf2.5" = "passes"
+# "tf1.15" = { not-applicable = "TF 1.15: MirroredStrategy() counts GPUs only (1 replica here), and with the 4 logical devices named, its tf.keras fit failed on them even in the fixes (AssertionError when eager, uninitialized replica variables in graph mode)" }
+# ///
+# --8<-- [start:example]
+import numpy as np
+import tensorflow as tf
+
+
+def train(width):
+    strategy = tf.distribute.MirroredStrategy()  # a new strategy for every model
+    with strategy.scope():
+        inputs = tf.keras.Input(shape=(3,))
+        hidden = tf.keras.layers.Dense(width)(inputs)
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(hidden))
+        model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.ones((16, 3), "float32"), np.zeros((16, 1), "float32"), batch_size=8, epochs=1, verbose=0)
+    print(f"trained the model with {width} hidden units on {strategy.num_replicas_in_sync} replicas")
+
+
+for width in (8, 4):  # two models of different sizes, one after the other, in one process
+    train(width)
+# --8<-- [end:example]
