@@ -52,6 +52,8 @@ report = {{"snippet_raised": failure is not None, "calls": {{}}}}
 import tfdist
 
 for name in ("model", "loaded"):  # `loaded`: the model a TFD004 snippet revives, to train it on
+    if "strategy" not in namespace:  # made inside a function of the snippet: nothing left to inspect
+        break
     if name == "model" or (name in namespace and "/TFD004/" in {snippet!r}):
         try:
             first = tfdist.doctor(namespace.get("strategy"), model=namespace.get(name),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, forkpool, messages, runner
+from tfdist_kb import envs, evidence, expect, forkpool, runner
 
 ROOT = runner.ROOT
 pytestmark = pytest.mark.matrix
@@ -43,7 +43,7 @@ def compared(record):
     the problem (graph names' numeric suffixes left out): where several replicas fail at once, the
     rest (which nodes each replica's error lists, and so where the 4,000-character cap cuts) depends
     on thread timing and differs between two fresh runs too, as the evidence comparison knows."""
-    loose = messages.without_name_suffixes
+    loose = evidence.comparable_headline
     return {"outcome": record["outcome"], "exception": record.get("exception"),
             "message": loose(record.get("headline")), "stdout": record.get("stdout")}
 

@@ -135,3 +135,17 @@ def test_snippets_do_not_inherit_tensorflow_settings(monkeypatch):
     environ = envs.select("tf1.15")[0].process_environ()
     assert not {"TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS", "KERAS_BACKEND"} & set(environ)
     assert envs.select("tf2.21-tfkeras")[0].process_environ()["TF_USE_LEGACY_KERAS"] == "1"
+
+
+def test_evidence_comparison_leaves_out_which_replica_reported():
+    """A collective error names the device of the replica that reported it first (thread timing);
+    two runs differ there and nowhere else that matters. Other differences still count."""
+    from tfdist_kb import evidence
+
+    said = ("Collective ops is aborted by: Shape mismatch in the collective instance 100. Op at device "
+            "/job:localhost/replica:0/task:0/device:{}:{} expected shape [21] but another member in the group "
+            "expected shape [41].")
+    one = {"outcome": "raised", "exception": "InvalidArgumentError", "headline": said.format("CPU", 3)}
+    assert evidence.differences(one, dict(one, headline=said.format("CPU", 0))) == []
+    assert evidence.differences(one, dict(one, headline=said.format("GPU", 3)))  # another kind of device
+    assert evidence.differences(one, dict(one, headline=said.format("CPU", 3).replace("[21]", "[29]")))

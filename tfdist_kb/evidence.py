@@ -6,6 +6,7 @@ re-run comparison) and by the site (verified-on lines, outputs, version tables).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from . import files, messages
@@ -17,10 +18,20 @@ FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "s
 # What must be the same when the same snippet runs again in the same environment. The whole
 # message is kept but not compared: where several replicas fail, which one reports first (and so
 # which node, `Placeholder_3` or `Placeholder_1`, the message names) changes from run to run. The
-# headline is compared with such numeric suffixes of graph names left out.
+# headline is compared with such numeric suffixes of graph names left out, and with the index of
+# the device a collective error names ("Op at device .../device:CPU:3"): the replica that reports it.
 COMPARED = ("outcome", "exception", "headline", "replicas", "ran_on", "reduction", "stdout", "python", "tensorflow",
             "keras", "keras_package")
-_LOOSE = {"headline": messages.without_name_suffixes}
+_DEVICE_INDEX = re.compile(r"(device:[A-Z_]*(?:CPU|GPU)):\d+")
+
+
+def comparable_headline(text: str | None) -> str | None:
+    """What two runs' headlines must share: `text` without graph names' numeric suffixes and
+    without the index of the device a message names (which replica reported first)."""
+    return _DEVICE_INDEX.sub(r"\1:N", messages.without_name_suffixes(text)) if text else text
+
+
+_LOOSE = {"headline": comparable_headline}
 
 Key = tuple  # (snippet path relative to the repo root, environment name)
 

@@ -104,6 +104,10 @@ def plugins_for(lang: str, cover: Path) -> list:
                 item["build"] = item["locale"] in (lang, default)
             # the language printed must be built last
             languages.sort(key=lambda item: item["locale"] == lang and not item.get("default"))
+        if isinstance(plugin, dict) and "mkdocs-jupyter" in plugin:
+            # The languages are built at the same time, and mkdocs-jupyter deletes, after a build,
+            # every file of its cache that this build did not use: one cache per language.
+            plugin["mkdocs-jupyter"]["cache_dir"] = f".cache/mkdocs-jupyter-print-{lang}"
     plugins.append({"print-site": {
         "add_cover_page": True,
         "cover_page_template": str(cover),
