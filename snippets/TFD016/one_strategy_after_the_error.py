@@ -7,6 +7,8 @@
 # "tf1.15" = { not-applicable = "TF 1.15: MirroredStrategy() counts GPUs only (1 replica here), and with the 4 logical devices named, its tf.keras fit failed on them even in the fixes (AssertionError when eager, uninitialized replica variables in graph mode)" }
 # ///
 # --8<-- [start:example]
+import time
+
 import numpy as np
 import tensorflow as tf
 
@@ -27,7 +29,8 @@ try:  # the mistake first: a new strategy for each model
 except tf.errors.InvalidArgumentError as error:
     print("first attempt:", type(error).__name__)
 
-# then the fix, in the same process (a notebook cell run again after the code was corrected)
+# then the fix, in the same process: a notebook cell corrected and run again, seconds later
+time.sleep(3)
 strategy = tf.distribute.MirroredStrategy()
 for width in (8, 4):
     train(strategy, width)
