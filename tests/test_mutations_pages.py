@@ -284,7 +284,7 @@ def test_reductions_render_what_each_run_recorded(world, monkeypatch):
         record["reduction"] = "ReductionToOneDevice" if env in ("tf2.0.4", "tf2.1.0") else "CollectiveAllReduce (RING)"
     assert macros.reductions("TFD999/x.py", "tf2.1.0", "tf2.0.4") == "`ReductionToOneDevice` on TF 2.0.4 and 2.1.0"
     assert macros.reductions("TFD999/x.py", "tf2.2", "tf2.0.4") == \
-        "`CollectiveAllReduce (RING)` on TF 2.2.3 and `ReductionToOneDevice` on TF 2.0.4"
+        "`CollectiveAllReduce (RING)` on TF 2.2.3; `ReductionToOneDevice` on TF 2.0.4"
     assert "tf1.15" not in macros.reductions("TFD999/x.py")  # not run there: nothing to say
     records[("snippets/TFD999/x.py", "tf2.2")]["reduction"] = None
     with pytest.raises(ValueError, match=r"no recorded reduction on tf2\.2"):

@@ -117,6 +117,7 @@ PHRASES = {
                  "在少于 4 块 GPU 的机器上请先运行这个单元格：它让 TensorFlow 看到 4 个设备，使 "
                  "`tf.distribute.MirroredStrategy()` 有 4 个副本。再次运行前请先重启内核。"),
     "reduced_on": ("{how} on {releases}", "{releases} 上是 {how}"),
+    "groups_sep": ("; ", "；"),
     "nb_restart": ("**Restart the kernel before this cell, then run the setup cell (the third) again**: {reason}.",
                    "**运行此单元格前请重启内核，然后再运行一次设置单元格（第三个）**：{reason}。"),
     "nb_recorded": ("Recorded in `{env}`: {how}.", "在 `{env}` 中的记录：{how}。"),

@@ -302,7 +302,8 @@ def reductions(snippet: str, *env_names: str) -> str:
     groups: dict[str, list[dict]] = {}
     for record in ran:
         groups.setdefault(record["reduction"], []).append(record)
-    return _and([t("reduced_on", how=f"`{how}`", releases=_releases_prose(runs)) for how, runs in groups.items()])
+    return t("groups_sep").join(t("reduced_on", how=f"`{how}`", releases=_releases_prose(runs))
+                                for how, runs in groups.items())
 
 
 def _releases_prose(records: list[dict]) -> str:
