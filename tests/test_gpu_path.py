@@ -138,3 +138,19 @@ def test_gpu_check_runs_a_snippet_and_records_devices_and_reduction(tmp_path):
     assert printed[1].startswith("TFD001/build_optimizer_in_scope.py  passed")
     path = gpucheck.save(rows, "test-machine", {"tensorflow": "x"}, env, tmp_path / "m.json")
     assert '"env": "test-machine"' in path.read_text()
+
+
+def test_a_given_interpreter_may_be_a_relative_path_into_a_virtual_environment(tmp_path, monkeypatch):
+    """GPU_PYTHON=.venv-gpu/bin/python: the runs start in scratch folders, so the interpreter is
+    made absolute; a virtual environment's python is a link out of it, so it is not resolved (the
+    environment's pyvenv.cfg, which names the Python version, is found beside bin/)."""
+    from tfdist_kb import gpucheck
+
+    venv = tmp_path / "venv-gpu"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\nversion_info = 3.11.7\n")
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path)
+    env = gpucheck.GpuEnv(name="given", python="", about="", environ={}, given="venv-gpu/bin/python")
+    assert env.interpreter == venv / "bin" / "python" and env.interpreter.is_absolute()
+    assert env.path == venv and env.python_version() == "3.11.7"

@@ -15,7 +15,6 @@ import select
 import signal
 import subprocess
 import threading
-import time
 from dataclasses import dataclass
 
 from .envs import Env
@@ -127,10 +126,3 @@ def stop_all() -> None:
     for server in servers:
         if server.alive():
             server.stop()
-
-
-def startup_seconds(env: Env) -> float:
-    """How long one server takes to import TensorFlow (for `make bench`)."""
-    started = time.monotonic()
-    Server(env).stop()
-    return time.monotonic() - started

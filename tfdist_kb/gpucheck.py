@@ -47,11 +47,12 @@ class GpuEnv(Env):
 
     @property
     def path(self) -> Path:
-        return Path(self.given).resolve().parent.parent if self.given else envs.HOME / f"gpu-{self.name}"
+        # absolute, not resolved: a virtual environment's python is a link out of the environment
+        return Path(self.given).absolute().parent.parent if self.given else envs.HOME / f"gpu-{self.name}"
 
     @property
     def interpreter(self) -> Path:
-        return Path(self.given) if self.given else self.path / "bin" / "python"
+        return Path(self.given).absolute() if self.given else self.path / "bin" / "python"
 
 
 def gpu_names() -> list[str]:
