@@ -149,3 +149,22 @@ def test_evidence_comparison_leaves_out_which_replica_reported():
     assert evidence.differences(one, dict(one, headline=said.format("CPU", 0))) == []
     assert evidence.differences(one, dict(one, headline=said.format("GPU", 3)))  # another kind of device
     assert evidence.differences(one, dict(one, headline=said.format("CPU", 3).replace("[21]", "[29]")))
+
+
+def test_raises_may_list_the_exceptions_thread_timing_chooses_between(tmp_path):
+    """`raises = ["A", "B"]`: either passes the judge, and two runs that raised one and the other
+    do not differ; a third name still fails, and a malformed list is refused in one line."""
+    header = '# /// tfdist\n# [expect]\n# default = {{ raises = {}, match = "boom" }}\n# ///\n'
+    path = tmp_path / "s.py"
+    path.write_text(header.format('["InvalidArgumentError", "CancelledError"]'))
+    exp = expect.read(path, ["e"])["e"]
+    assert exp.exceptions == ("InvalidArgumentError", "CancelledError") and "InvalidArgumentError or Cancel" in exp.describe()
+    run = {"outcome": "raised", "exception": "CancelledError", "message": "boom", "headline": "boom"}
+    assert exp.judge(run) == [] and exp.judge(dict(run, exception="InvalidArgumentError")) == []
+    assert exp.judge(dict(run, exception="ValueError"))
+    assert evidence.differences(run, dict(run, exception="InvalidArgumentError"), exp.exceptions) == []
+    assert evidence.differences(run, dict(run, exception="InvalidArgumentError"))  # undeclared: a difference
+    for bad in ("[]", '["Invalid Argument"]', "[1]"):
+        path.write_text(header.format(bad))
+        with pytest.raises(expect.ExpectError, match="'raises' takes an exception's class name"):
+            expect.read(path, ["e"])

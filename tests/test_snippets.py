@@ -18,7 +18,7 @@ def test_snippet(job, matrix):
     elif committed["sha256"] != result["sha256"]:
         problems.append("committed evidence is stale (snippet changed since): run `make matrix`")
     else:
-        problems += [f"differs from evidence: {d}" for d in evidence.differences(committed, result)]
+        problems += [f"differs from evidence: {d}" for d in evidence.differences(committed, result, job.expectation.exceptions)]
     if problems:
         detail = "\n".join(f"  - {p}" for p in problems)
         tail = (result.get("traceback") or result.get("stderr_tail") or "")[-1500:]

@@ -73,11 +73,15 @@ def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:
                                         indent=1, ensure_ascii=False) + "\n")
 
 
-def differences(committed: dict, fresh: dict) -> list[str]:
-    """How a fresh run differs from the committed evidence for the same snippet and environment."""
+def differences(committed: dict, fresh: dict, exceptions: tuple[str, ...] = ()) -> list[str]:
+    """How a fresh run differs from the committed evidence for the same snippet and environment.
+    `exceptions`: the names the snippet declares interchangeable (tfdist_kb.expect): a run that
+    raised one of them does not differ from one that raised another."""
     out = []
     for name in COMPARED:
         loose = _LOOSE.get(name, lambda value: value)
+        if name == "exception":
+            loose = lambda value: "|".join(exceptions) if value in exceptions else value  # noqa: E731
         if loose(committed.get(name)) != loose(fresh.get(name)):
             out.append(f"{name}: committed {committed.get(name)!r}, now {fresh.get(name)!r}")
     return out
