@@ -173,7 +173,7 @@ def cmd_bench(args) -> int:
               + (f" (message: {message[:60]!r})" if "explain" in name else ""), flush=True)
     # tfdist.doctor, one call, in the default environment: a model of 100 variables (50 Dense layers)
     # and its Adam, built in the scope of a MirroredStrategy on 4 replicas; median of 5 calls.
-    default = envs.load()[0]
+    default = envs.default()
     if envs.is_ready(default):
         doctor_environ = default.process_environ()
         doctor_environ["PYTHONPATH"] = os.pathsep.join([str(envs.ROOT), package])

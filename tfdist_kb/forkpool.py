@@ -98,9 +98,12 @@ def run(env: Env, snippet: str, result: str, tmpdir: str, limit: float) -> Reply
         server = idle.pop() if idle else None
         # Another environment's idle servers are done (the runner takes the environments one after
         # the other in fork mode): each holds an imported TensorFlow (0.2 to 0.6 GB), so end them.
-        others = [s for name, servers in _idle.items() if name != env.name for s in servers] if server is None else []
-        for name in [n for n in _idle if n != env.name] if server is None else []:
-            _idle[name] = []
+        others = []
+        if server is None:
+            for name in _idle:
+                if name != env.name:
+                    others += _idle[name]
+                    _idle[name] = []
     for other in others:
         other.stop()
     if server is None or not server.alive():
