@@ -2,7 +2,8 @@
 which answers `tfdist explain` itself and hands the others to this module).
 
   tfdist envs [ENV,...]          create/update the pinned TensorFlow environments
-  tfdist matrix [--envs ENV,...] [--no-cache]   run every snippet everywhere, write snippets/evidence.json
+  tfdist matrix [--envs ENV,...] [--snippets TFDnnn,...] [--no-cache]   run the snippets (every one, or
+                                 those of the named entries/files) everywhere, merge into snippets/evidence.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
   tfdist bench [--site-only]     the site (build time, entry-page transfer, search index, Lighthouse),
                                  then the matrix: per environment and a no-change re-run
@@ -61,7 +62,8 @@ def cmd_errors(args) -> int:
 
 def cmd_matrix(args) -> int:
     selected = envs.select(args.envs)
-    all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache)
+    chosen = _chosen_snippets(args.snippets)
+    all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache, files=chosen)
     broken = [r for r in results.values() if isinstance(r, runner.RunnerError)]
     for error in broken:
         print(f"[matrix] ERROR {error}", file=sys.stderr)
@@ -73,13 +75,31 @@ def cmd_matrix(args) -> int:
         for problem in runner.judge(job, results[(job.rel, job.env.name)]):
             problems += 1
             print(f"[matrix] {job.rel} on {job.env.name}: {problem}", file=sys.stderr)
-    known = {e.name for e in envs.load()} - {e.name for e in selected}  # records of other environments stay
-    kept = {k: v for k, v in evidence.load().items() if k[1] in known and (envs.ROOT / k[0]).exists()}
-    kept.update(results)
-    evidence.save(list(kept.values()), [e.name for e in envs.load()])
+    names = {e.name for e in envs.load()}
+    ran = {(job.rel, job.env.name) for job in all_jobs}
+    with evidence.locked():  # another `tfdist matrix --snippets` may be merging its own runs
+        # records of other environments and of snippets not selected stay
+        kept = {k: v for k, v in evidence.load().items()
+                if k[1] in names and (envs.ROOT / k[0]).exists() and (chosen is None or k not in ran)
+                and (chosen is not None or k[1] not in {e.name for e in selected})}
+        kept.update(results)
+        evidence.save(list(kept.values()), [e.name for e in envs.load()])
     print(f"[matrix] {len(all_jobs)} runs in {wall:.1f} s; wrote {evidence.PATH.relative_to(envs.ROOT)}"
           + (f"; {problems} unexpected outcome(s)" if problems else ""))
     return 1 if problems else 0
+
+
+def _chosen_snippets(spec: str | None) -> list[Path] | None:
+    """`--snippets TFD007,TFD016/x.py`: the snippet files of those entries or those files; None: all."""
+    if not spec:
+        return None
+    chosen = []
+    for item in (part.strip() for part in spec.split(",") if part.strip()):
+        found = sorted((runner.SNIPPETS / item).glob("*.py")) if "/" not in item else [runner.SNIPPETS / item]
+        if not found or not all(path.is_file() for path in found):
+            raise UsageError(f"--snippets: no snippet file for {echoed(item)} (an entry ID or TFDnnn/file.py)")
+        chosen += found
+    return chosen
 
 
 def cmd_run(args) -> int:
@@ -260,6 +280,7 @@ def main(argv=None) -> int:
             p.add_argument("--rebuild", action="store_true", help="reinstall from the lock file")
     p = sub.add_parser("matrix", help="run every snippet in every environment; write the evidence")
     p.add_argument("--envs", default="all")
+    p.add_argument("--snippets", default=None, help="only these entries or files (TFD007,TFD016/x.py); other records stay")
     p.add_argument("--no-cache", action="store_true")
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("run", help="run one snippet on 4 replicas")

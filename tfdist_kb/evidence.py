@@ -5,6 +5,8 @@ re-run comparison) and by the site (verified-on lines, outputs, version tables).
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import re
 from pathlib import Path
@@ -64,6 +66,18 @@ def load(path: Path = PATH) -> dict[Key, dict]:
                                 f"{str(error)[:120]}); restore it from git or rewrite it with `make matrix`") from None
         cached = _parsed[path] = (stamp, runs)
     return {key: dict(record) for key, record in cached[1].items()}
+
+
+@contextlib.contextmanager
+def locked(path: Path = PATH):
+    """Hold the evidence file's lock (a sibling lock file) while reading, merging and saving it."""
+    lock = path.with_name(f".{path.name}.lock")
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:
