@@ -149,7 +149,7 @@ def test_notebooks_are_deterministic(tmp_path):
     stamps = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in first}
     again = notebooks.write_all(tmp_path, "en")
     assert again == first and {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in again} == stamps
-    assert notebooks.OUT.is_relative_to(envs.ROOT) and "tmp" not in notebooks.OUT.parts
+    assert notebooks.OUT.relative_to(envs.ROOT).parts[:1] == (".cache",)  # in the checkout, wherever it lives
 
 
 class i18n_language:
