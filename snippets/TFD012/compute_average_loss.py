@@ -3,6 +3,7 @@
 # default = "passes"
 # ///
 # --8<-- [start:example]
+import numpy as np
 import tensorflow as tf
 
 devices = None  # every GPU, or else the CPU's devices
@@ -13,7 +14,9 @@ if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does, and nam
 
 strategy = tf.distribute.MirroredStrategy(devices)
 run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2  # TF 1.x name
-GLOBAL_BATCH = 8  # 2 examples on each of the 4 replicas
+GLOBAL_BATCH = 8  # 2 examples on each of the 4 replicas; 13 examples make a last batch of 5
+x = np.linspace(0.5, 1.5, 13, dtype="float32").reshape(13, 1)
+dataset = tf.data.Dataset.from_tensor_slices((x, np.zeros_like(x))).batch(GLOBAL_BATCH)
 
 
 def sgd():  # the same plain SGD step everywhere (TF 1.x: its own optimizer)
@@ -24,32 +27,45 @@ def sgd():  # the same plain SGD step everywhere (TF 1.x: its own optimizer)
 
 mse = tf.keras.losses.MeanSquaredError(reduction="none")  # one loss per example
 
+w_one, opt_one = tf.Variable(1.0), sgd()  # reference: each whole batch on one device
+for _ in range(2):  # 2 epochs
+    for xb, yb in dataset:
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(mse(yb, xb * w_one))
+        opt_one.apply_gradients([(tape.gradient(loss, w_one), w_one)])
 
-def train_step(w, optimizer, x, y):
-    with tf.GradientTape() as tape:
-        # the sum over the examples this call sees, divided by the size of the whole batch
-        loss = tf.nn.compute_average_loss(mse(y, x * w), global_batch_size=GLOBAL_BATCH)
-    optimizer.apply_gradients([(tape.gradient(loss, w), w)])
+def average_loss(per_example_loss, global_batch_size):  # sum / global_batch_size
+    try:  # newer releases take an integer tensor
+        return tf.nn.compute_average_loss(per_example_loss, global_batch_size=global_batch_size)
+    except TypeError:  # older ones divide by it as given: it must have the losses' dtype
+        size = tf.cast(global_batch_size, per_example_loss.dtype)
+        return tf.nn.compute_average_loss(per_example_loss, global_batch_size=size)
 
-
-x, y = tf.ones((GLOBAL_BATCH, 1)), tf.zeros((GLOBAL_BATCH, 1))
-w_one = tf.Variable(1.0)  # reference: the whole batch on one device
-train_step(w_one, sgd(), x, y)
 
 with strategy.scope():
-    w = tf.Variable(1.0)
-    optimizer = sgd()
+    w, optimizer = tf.Variable(1.0), sgd()
 
 
 @tf.function
 def distributed_step(xs, ys):
-    run(train_step, args=(w, optimizer, xs, ys))  # apply_gradients sums the 4 replicas' gradients
+    def train_step(x, y):
+        # this step's global batch: the replicas' example counts, summed (5 in the last batch, not 8)
+        batch = tf.distribute.get_replica_context().all_reduce("sum", tf.shape(y)[0])
+        with tf.GradientTape() as tape:
+            loss = average_loss(mse(y, x * w), batch)
+        optimizer.apply_gradients([(tape.gradient(loss, w), w)])  # sums the 4 replicas' gradients
+        return tf.shape(y)[0]
+
+    return run(train_step, args=(xs, ys))
 
 
-for xs, ys in strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensors((x, y))):
-    distributed_step(xs, ys)
-copies = [round(float(v.numpy()), 4) for v in strategy.experimental_local_results(w)]
-print("copies of w:", copies)
-print("w after one step: %s (one device: %s)" % (copies[0], round(float(w_one.numpy()), 4)))
-assert copies == [round(float(w_one.numpy()), 4)] * 4 == [0.8] * 4
+shares = []
+for _ in range(2):  # 2 epochs
+    for xs, ys in strategy.experimental_distribute_dataset(dataset):
+        shares.append([int(n) for n in strategy.experimental_local_results(distributed_step(xs, ys))])
+copies = [float(v.numpy()) for v in strategy.experimental_local_results(w)]
+print("examples per replica in each step:", shares)
+print("copies of w equal the one-device result:", np.allclose(copies, float(w_one.numpy()), atol=1e-6))
+assert [sum(s) for s in shares] == [8, 5] * 2 and len(copies) == 4 and len(shares[0]) == 4
+assert np.allclose(copies, float(w_one.numpy()), atol=1e-6) and copies[0] != 1.0
 # --8<-- [end:example]
