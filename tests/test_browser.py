@@ -28,7 +28,7 @@ VIEWPORTS = {
 }
 LANGS = {"en": "", "zh": "/zh"}  # each language's URL prefix
 SCREENSHOTS = ROOT / "test-output" / "screenshots"
-DEV_ERRORS = ROOT.parent / "shared" / "data" / "dev_errors.jsonl"  # real pastes; not in the repository
+REAL_ERRORS = ROOT / "tests" / "corpus" / "real_errors.jsonl"  # real pastes (tests/corpus/README.md)
 
 ENTRIES = [e.id for e in registry.load().values() if e.status == "published"]
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -459,8 +459,7 @@ def test_the_browser_matches_as_tfdist_explain_does(desktop, index):
     texts = [f"{run['exception']}: {run['headline']}" for e in index["entries"] for run in e.get("reproduced") or []]
     records = evidence.load().values()
     texts += [f"{r['exception']}: {r['message']}" for r in records if r["outcome"] == "raised"]
-    if DEV_ERRORS.exists():
-        texts += [json.loads(line)["error_text"] for line in DEV_ERRORS.read_text().splitlines() if line.strip()]
+    texts += [json.loads(line)["error_text"] for line in REAL_ERRORS.read_text().splitlines() if line.strip()]
     texts += ["TFD001", " tfd005 ", "", "nothing to see", "\x1b[31mE   > ValueError: \u201cquoted\u201d\\\n  x"]
     texts = list(dict.fromkeys(texts))
     assert desktop.open(home_path("en")) == 200
@@ -482,10 +481,8 @@ def test_search_finds_chinese_terms(desktop):
 
 
 def test_search_finds_real_error_pastes(desktop, index):
-    """Every paste of ../shared/data/dev_errors.jsonl that `tfdist explain` answers: that entry first."""
-    path = DEV_ERRORS
-    if not path.exists():
-        pytest.skip(f"no {path} (it is not part of the repository)")
+    """Every paste of tests/corpus/real_errors.jsonl that `tfdist explain` answers: that entry first."""
+    path = REAL_ERRORS
     cases = []
     for line in path.read_text().splitlines():
         if line.strip():

@@ -2,8 +2,7 @@
 recorded evidence checks them: every raising snippet's whole message, in every environment where it
 raises, ranks its own entry first, also as users paste it (quoted, inside logs, under a traceback
 header, headline only, cut off, with their own names and addresses). The real pastes of
-../shared/data/dev_errors.jsonl, where present, check the families the entries answer and that the
-others match nothing.
+tests/corpus/real_errors.jsonl each get the answer they are labelled with.
 
 Ranking is the matcher's: each signature is searched (re.IGNORECASE) in the normalised paste; a
 signature scores its number of literal characters, an entry the best of its matching signatures
@@ -23,7 +22,7 @@ from tfdist_kb import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIDENCE = ROOT / "snippets" / "evidence.json"
-DEV_ERRORS = ROOT.parent / "shared" / "data" / "dev_errors.jsonl"
+CORPUS = ROOT / "tests" / "corpus" / "real_errors.jsonl"
 
 
 # --------------------------------------------------------------------------------------------
@@ -419,97 +418,47 @@ def test_frames_break_the_keras3_scope_tie(eid, frames):
 
 
 # --------------------------------------------------------------------------------------------
-# Real pastes from public issues (development set; absent on a clean clone).
+# Real pastes from public issues (tests/corpus/real_errors.jsonl, see its README): each is labelled
+# with the entry that answers it (`entry`, with `tied_with` where the paste is word for word a
+# message that snippets of other entries raise too) or with why no entry does (`uncovered`).
 
-# Families (dev_errors.md) whose messages the entries answer, and which entries answer them.
-FAMILY_ENTRIES = {
-    1: {"TFD001", "TFD002", "TFD003"},  # slot variable under another strategy's scope
-    2: {"TFD002", "TFD007"},            # colocate_vars_with: a variable created outside the scope, or in another
-    3: {"TFD001", "TFD007"},            # Mixing different tf.distribute.Strategy objects
-    4: {"TFD002", "TFD003", "TFD008"},  # variable/optimizer created outside the scope
-    5: {"TFD009"},                      # merge_call while defining a new graph or a tf.function
-    6: {"TFD002", "TFD010"},            # aggregation in replica context; SyncOnRead assign in cross-replica context
-    7: {"TFD006"},                      # NCCL: NcclAllReduce kernel (or op) missing
-    8: {"TFD005", "TFD009"},            # ExponentialMovingAverage (merge_call in the EMA optimizer: TFD009)
-    9: {"TFD004"},                      # load_model / SavedModel / hub.load
-    10: {"TFD001"},                     # Keras 3 slot/strategy errors
-    11: {"TFD011"},                     # replica vs cross-replica context
-    12: {"TFD014"},                     # other MirroredStrategy errors: datasets, PerReplica, reduce
-}
-# Records of covered families that an entry really answers (read against the pages), by source.
-ANSWERED = {
-    # TPUStrategy slot under a plain model variable: TFD002's model-outside-the-scope case
-    "waymo-research/waymo-open-dataset#444",
-    # the slot message's last sentence only (an issue title)
-    "huggingface/transformers#8448",
-    # TFD002's fit example raises exactly this SyncOnReadVariable message
-    "tensorflow/tensorflow#40366",
-    # hub.load of a SavedModel: TFD004's revived-model placeholder assertion
-    "google-research/google-research#793",
-    # NcclAllReduce without a kernel (or op) where it ran, TFD006: Windows GPU builds, no GPU
-    # registered, tensorflow-rocm, CPU-only workers on a Mac
-    "tensorflow/models#9239", "tensorflow/tensorflow#28372", "tensorflow/models#8560",
-    # TFD014: a PerReplica in a nested tf.function, strategy.reduce of a non-distributed value or
-    # without its arguments, and the auto-shard log lines (warnings users report as errors)
-    "tensorflow/tensorflow#35404", "tensorflow/tensorflow#31852", "tensorflow/tensorflow#33388",
-    "grahamgower/genomatnn#33", "tensorflow/tensorflow#45157", "tensorflow/tensorflow#55474",
-    "tensorflow/tensorflow#66851",
-    "tensorflow/tensorflow#22274", "ROCm/tensorflow-upstream#285",
-    # merge_call in a nested tf.function or a cond branch, TFD009: gradient accumulation with a cond
-    # (Keras 3's own, tf-keras, GradientAccumulator), jit_compile on GPUs, the Model Garden's EMA
-    # optimizer
-    "keras-team/keras#20582", "keras-team/tf-keras#301", "andreped/GradientAccumulator#132",
-    "keras-team/tf-keras#385", "tensorflow/models#9972",
-    # TFD010: a MirroredVariable updated in replica context without an aggregation (a weight
-    # normalization layer, BERT pre-training, ArcFace, MLPerf's logging counter; "Tower" in TF 1.10-1.12)
-    "tensorflow/addons#740", "guotong1988/BERT-pre-training#8", "leondgarse/Keras_insightface#3",
-    "mlcommons/training#204", "JayYip/m3tl#31",
-    # TFD011: tape.gradient outside strategy.run (`handle` is not available), a TF 1 optimizer's
-    # minimize in a cross-replica context (`_distributed_apply()`), `merge_call` on the None of
-    # get_replica_context() (TF 1 metrics), and a cross-replica-only method called in a replica context
-    "manicman1999/StyleGAN2-Tensorflow-2.0#17", "tensorflow/tensorflow#49521", "tensorflow/tensorflow#36392",
-    "tensorflow/tensorflow#43974", "dongjun-Lee/text-classification-models-tf#10",
-    "tensorflow/tensorflow#21180", "tensorflow/tensorflow#30947",
-}
-# Covered families, but not answered by any entry (so they must match none):
-#  family 6: TF 1.13's "Replica-local variables may only be assigned in a replica context" (a Keras
-#    bug of that release with the tutorial code);
-#  family 10: Keras 3 optimizer "Unknown variable", partially known TensorShape, reduction dimension.
-#  family 12: `fit_generator` refused, devices not found, collective keys, a dataset map bug, a
-#    placeholder feed of TF 2.0's graph-mode fit, a multi-worker AutoShardDataset proto error, and
-#    `destinations must be one of a DistributedValues object` (a TF 1 reduce_to call).
+def corpus() -> list[dict]:
+    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
 
 
-def _dev_records():
-    if not DEV_ERRORS.exists():
-        pytest.skip(f"{DEV_ERRORS} is absent (the development set lives outside the repository)")
-    return [json.loads(line) for line in DEV_ERRORS.read_text().splitlines() if line.strip()]
+def corpus_problem(paste: dict, ranking: list[tuple[str, int]]) -> str | None:
+    """Why `ranking` (the matcher's, best first) is not the answer the paste is labelled with."""
+    if "uncovered" in paste:
+        return f"{paste['source']} (uncovered: {paste['uncovered']}): matches {ranking[:3]}" if ranking else None
+    own, allowed = paste["entry"], {paste["entry"], *paste.get("tied_with", ())}
+    top = {eid for eid, score in ranking if ranking and score == ranking[0][1]}
+    if not ranking or ranking[0][0] != own or not top <= allowed:
+        return f"{paste['source']} (labelled {own}, ties allowed with {sorted(allowed - {own})}): ranking {ranking[:5]}"
+    return None
 
 
-def test_dev_errors_answered_by_their_entries(capsys):
-    records = _dev_records()
-    assert ANSWERED <= {r["source"] for r in records}, sorted(ANSWERED - {r["source"] for r in records})
-    rates, failures = {}, []
-    for family in sorted(FAMILY_ENTRIES):
-        recs = [r for r in records if r["family"] == family]
-        right = 0
-        for r in recs:
-            ranking = rank(r["error_text"])
-            top = ranking[0][0] if ranking else None
-            if top in FAMILY_ENTRIES[family]:
-                right += 1
-            if r["source"] in ANSWERED and top not in FAMILY_ENTRIES[family]:
-                failures.append(f"{r['source']} (family {family}): ranking {ranking[:3]}")
-            if r["source"] not in ANSWERED and ranking:
-                failures.append(f"{r['source']} (family {family}, judged unanswered): matches {ranking[:3]}")
-        rates[family] = (right, len(recs))
+def test_corpus_is_labelled():
+    pastes = corpus()
+    assert len({p["source"] for p in pastes}) == len(pastes), "one paste per source"
+    for p in pastes:
+        assert {"source", "tf_version", "family", "error_text"} <= set(p), p["source"]
+        assert ("entry" in p) != ("uncovered" in p), f"{p['source']}: label it with `entry` or `uncovered`, not both"
+        if "entry" in p:
+            assert p["entry"] in DECLARED, f"{p['source']}: {p['entry']} is not a published entry"
+            assert set(p.get("tied_with", ())) <= set(DECLARED) - {p["entry"]}, p["source"]
+        else:
+            assert isinstance(p["uncovered"], str) and p["uncovered"].strip() and "tied_with" not in p, p["source"]
+
+
+def test_real_pastes_get_their_labelled_answer(capsys):
+    """Every labelled paste ranks its entry first in `tfdist explain`'s matcher; an uncovered one
+    matches no entry."""
+    pastes = corpus()
+    problems = [problem for p in pastes if (problem := corpus_problem(p, rank(p["error_text"])))]
+    labelled = [p for p in pastes if "entry" in p]
     with capsys.disabled():
-        print("\ndev_errors.jsonl, right entry first per covered family:",
-              ", ".join(f"{f}: {a}/{n}" for f, (a, n) in rates.items()))
-    assert not failures, "\n".join(failures)
-
-
-def test_every_dev_errors_family_has_an_entry():
-    """Every family of the development set is answered by some entry now; the records of a family
-    that no entry answers are checked to match nothing by the test above."""
-    assert {r["family"] for r in _dev_records()} <= set(FAMILY_ENTRIES)
+        print(f"\nreal_errors.jsonl: {len(labelled) - sum('labelled' in x for x in problems)}/{len(labelled)} "
+              f"labelled pastes rank their entry first; "
+              f"{len(pastes) - len(labelled) - sum('uncovered:' in x for x in problems)}/{len(pastes) - len(labelled)} "
+              f"uncovered ones match nothing")
+    assert not problems, "\n".join(problems)
