@@ -5,6 +5,9 @@
 # "tf1.15" = { not-applicable = "TF 1.15: MirroredStrategy() counts GPUs only (1 replica here), and with the 4 logical devices named, its tf.keras fit failed on them for reasons unrelated to this entry (AssertionError, or a graph tensor passed to an eager function)" }
 # ///
 # --8<-- [start:example]
+import os
+import tempfile
+
 import numpy as np
 import tensorflow as tf
 
@@ -20,21 +23,38 @@ def replica_id(y_true, y_pred):
 optimizers = getattr(tf.keras.optimizers, "legacy", tf.keras.optimizers)
 
 strategy = tf.distribute.MirroredStrategy()
-with strategy.scope():  # the optimizer and the metric objects are created in the scope, as the model is
+x, y = np.ones((16, 3), "float32"), np.zeros((16, 2), "float32")
+checkpoint_dir = tempfile.mkdtemp()
+
+
+def build():  # everything compile receives, made in the scope (the callers enter it), as the model is
     optimizer = optimizers.Adam(0.01)
-    print("starting at step", int(optimizer.iterations.numpy()))  # the counter is created here, in the scope
     mae = tf.keras.metrics.MeanAbsoluteError(name="mae_object")
     inputs = tf.keras.Input(shape=(3,))
     model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
-    model.compile(optimizer=optimizer, loss="mse", metrics=[mae, replica_id])
-history = model.fit(np.ones((16, 3), "float32"), np.zeros((16, 2), "float32"), batch_size=8, epochs=1, verbose=0)
+    return model, optimizer, mae
 
-kernel = model.trainable_variables[0]
-copies = [c.numpy() for c in strategy.experimental_local_results(kernel)]
-print("step counter:", type(optimizer.iterations).__name__, int(optimizer.iterations.numpy()))
-print("kernel copies identical:", len(copies), all(np.array_equal(copies[0], c) for c in copies))
-print("mean replica id seen by the metric:", history.history["replica_id"][0])
-assert isinstance(optimizer.iterations, tf.distribute.DistributedValues) and int(optimizer.iterations.numpy()) == 2
-assert len(copies) == 4 and all(np.array_equal(copies[0], c) for c in copies)
-assert history.history["replica_id"][0] == 1.5
+
+for stage in ("first run", "resumed run"):  # the second one restores the first one's checkpoint
+    with strategy.scope():
+        model, optimizer, mae = build()
+        checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer)
+        if stage == "resumed run":
+            checkpoint.restore(tf.train.latest_checkpoint(checkpoint_dir))  # creates the step counter, in the scope
+            assert np.array_equal(model.trainable_variables[0].numpy(), trained)  # the first run's kernel
+        print(stage, "starts at step", int(optimizer.iterations.numpy()))  # reading it is fine here
+        model.compile(optimizer=optimizer, loss="mse", metrics=[mae, replica_id])
+    history = model.fit(x, y, batch_size=8, epochs=1, verbose=0)  # 2 steps
+    checkpoint.save(os.path.join(checkpoint_dir, "ckpt"))
+
+    kernel = model.trainable_variables[0]
+    copies = [c.numpy() for c in strategy.experimental_local_results(kernel)]
+    print("  step counter:", type(optimizer.iterations).__name__, int(optimizer.iterations.numpy()))
+    print("  kernel copies identical:", len(copies), all(np.array_equal(copies[0], c) for c in copies))
+    print("  mean replica id seen by the metric:", history.history["replica_id"][0])
+    assert isinstance(optimizer.iterations, tf.distribute.DistributedValues)
+    assert int(optimizer.iterations.numpy()) == (2 if stage == "first run" else 4)
+    assert len(copies) == 4 and all(np.array_equal(copies[0], c) for c in copies)
+    assert history.history["replica_id"][0] == 1.5
+    trained = copies[0]
 # --8<-- [end:example]
