@@ -98,25 +98,66 @@ def test_killed_runner_leaves_no_snippet_running_and_no_scratch_folder(tmp_path,
 
 # ---- files cut short --------------------------------------------------------------------------
 
-def test_truncated_cache_record_is_run_again_and_rewritten(tmp_path, monkeypatch, default_env):
+def _whole_record(job):
+    """A passing run's record as runner._execute writes it (every field it always has)."""
+    return {"env": job.env.name, "snippet": job.rel, "sha256": runner.sha256(job.snippet), "date": "2026-01-01",
+            "python": "3.11.7", "tensorflow": "2.15.1", "keras": None, "keras_package": "tf.keras",
+            "devices": ["CPU:0", "CPU:1", "CPU:2", "CPU:3"], "outcome": "passed", "exception": None,
+            "message": None, "headline": None, "replicas": 4, "ran_on": ["CPU:0", "CPU:1", "CPU:2", "CPU:3"],
+            "reduction": None, "seconds": 1.0, "stdout": "x"}
+
+
+@pytest.fixture
+def cached_job(tmp_path, monkeypatch, default_env):
+    """(job, its cache file, the runs really executed): the run itself is not what is tested here."""
     monkeypatch.setattr(runner, "CACHE", tmp_path / "runs")
     snippet = tmp_path / "s.py"
     snippet.write_text("print('x')\n")
     job = runner.Job(snippet, default_env, expect.Expectation("passes"))
     ran = []
 
-    def execute(job, time_limit, may_hang=False, mode="fresh"):  # the run itself is not what is tested here
+    def execute(job, time_limit, may_hang=False, mode="fresh"):
         ran.append(job)
-        return {"snippet": job.rel, "outcome": "passed", "stdout": "x"}
+        return _whole_record(job)
 
     monkeypatch.setattr(runner, "_execute", execute)
     cached = runner.cache_path(job)
     cached.parent.mkdir(parents=True)
+    return job, cached, ran
+
+
+def test_truncated_cache_record_is_run_again_and_rewritten(cached_job):
+    job, cached, ran = cached_job
     cached.write_text('{"snippet": "s.py", "outcome": "pas')  # a record cut short by a killed run
     record = runner.run(job)
     assert ran == [job] and record["outcome"] == "passed"
     assert json.loads(cached.read_text()) == record  # rewritten whole
     assert runner.run(job) == record and len(ran) == 1  # and a hit the next time
+
+
+def _other_job(job):
+    return dict(_whole_record(job), snippet="snippets/TFD001/build_optimizer_in_scope.py")
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param(lambda job: {}, id="empty-object"),
+    pytest.param(lambda job: [], id="a-list"),
+    pytest.param(lambda job: {k: v for k, v in _whole_record(job).items() if k != "outcome"}, id="no-outcome"),
+    pytest.param(lambda job: dict(_whole_record(job), outcome="exploded"), id="unknown-outcome"),
+    pytest.param(lambda job: dict(_whole_record(job), outcome="raised"), id="raised-without-message"),
+    pytest.param(_other_job, id="another-snippets-record"),
+    pytest.param(lambda job: dict(_whole_record(job), env="tf1.15"), id="another-environments-record"),
+    pytest.param(lambda job: dict(_whole_record(job), sha256="0" * 64), id="an-older-snippets-record"),
+])
+def test_malformed_cache_record_is_a_miss(cached_job, content):
+    """A cache record holding `{}` (or any record that is not a whole record of this run) used to
+    be returned as the run's record, and the matrix then failed with KeyError: it is run again."""
+    job, cached, ran = cached_job
+    cached.write_text(json.dumps(content(job)))
+    record = runner.run(job)
+    assert ran == [job] and record == dict(_whole_record(job), mode="fresh")
+    assert json.loads(cached.read_text()) == record
+    assert runner.run(job) == record and len(ran) == 1  # the rewritten record is a hit
 
 
 def test_write_killed_between_write_and_rename_leaves_the_old_file(tmp_path):
@@ -329,3 +370,125 @@ def test_explain_long_matching_traceback_is_still_an_answer():
 def test_knowledge_base_bad_arguments_are_one_short_line(args, says):
     err = _one_short_line(_run_tfdist(sys.executable, args), 2)
     assert err.startswith(says)
+
+
+# ---- an environment with a package installed some other way than its lock says -----------------
+
+def _wheel(folder: Path, name: str, version: str, files: dict) -> Path:
+    """A wheel file made here (no build backend, no network): `files` and its metadata."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    entries = dict(files)
+    entries[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    entries[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = [f"{path},sha256={base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b'=').decode()},"
+              f"{len(text.encode())}" for path, text in entries.items()]
+    entries[f"{info}/RECORD"] = "\n".join(record + [f"{info}/RECORD,,"]) + "\n"
+    wheel = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in entries.items():
+            archive.writestr(path, text)
+    return wheel
+
+
+@pytest.fixture
+def tiny_env(tmp_path, monkeypatch):
+    """A throwaway one-package environment (six from the index, as its lock pins), built the way
+    `tfdist envs` builds the pinned ones; the shared .envs/ are not touched."""
+    pins = tmp_path / "pins"
+    pins.mkdir()
+    (pins / "tiny.txt").write_text("six==1.16.0\n")
+    (pins / "envs.toml").write_text('[[env]]\nname = "tiny"\npython = "3.11"\nabout = "a one-package environment"\n')
+    monkeypatch.setattr(envs, "PINS", pins)
+    monkeypatch.setattr(envs, "HOME", tmp_path / "envs")
+    monkeypatch.setattr(envs, "ROOT", tmp_path)  # `tfdist envs` names it relative to the checkout
+    monkeypatch.setattr(envs, "_checked", {})
+    env = envs.load()[0]
+    envs.ensure(env, log=lambda *a: None)
+    return env
+
+
+def _install(env, *args):
+    subprocess.run([envs.uv(), "pip", "install", "-q", "--offline", "--python", str(env.interpreter), *args],
+                   check=True, capture_output=True, timeout=120)
+
+
+def _refused(env, capsys, says: str):
+    """`tfdist envs NAME` refuses the environment in one line naming the difference and the rebuild."""
+    assert cli.main(["envs", env.name]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith(f"tfdist: environment {env.name}: what is installed differs from its lock file: ")
+    assert says in err and err.rstrip().endswith(f"rebuild it with: tfdist envs {env.name} --rebuild"), err
+    with pytest.raises(envs.EnvError):  # and no run starts there (the runner's cache key checks it first)
+        envs.installed_fingerprint(env)
+    # what the message says to do, works
+    assert cli.main(["envs", env.name, "--rebuild"]) == 0
+    assert {n: str(d) for n, d in envs.distributions(env).items()} == {"six": "1.16.0"}
+
+
+def test_pinned_package_installed_from_a_path_is_refused(tiny_env, tmp_path, capsys):
+    """`uv pip freeze` prints `six @ file:///...`: the same name and version as the lock, from a path."""
+    wheel = _wheel(tmp_path, "six", "1.16.0", {"six.py": "PY3 = True\n"})
+    _install(tiny_env, "--reinstall", str(wheel))
+    assert envs.installed(tiny_env) == {"six": "1.16.0"}  # name and version alone would pass
+    _refused(tiny_env, capsys, f"six 1.16.0 installed from {wheel.as_uri()} (pinned 1.16.0, from the index)")
+
+
+def test_unpinned_package_installed_from_a_path_is_refused(tiny_env, tmp_path, capsys):
+    wheel = _wheel(tmp_path, "extra-thing", "0.1", {"extra_thing.py": ""})
+    _install(tiny_env, str(wheel))
+    _refused(tiny_env, capsys, f"extra-thing 0.1 installed from {wheel.as_uri()} (not pinned)")
+
+
+def _fake_install(env, name, version, direct_url=None, files=()):
+    """What an installer leaves for a distribution (its .dist-info, and direct_url.json per PEP 610
+    for one from a path, URL or VCS): for the kinds of install that need a build or a network."""
+    site = envs.site_packages(env)[0]
+    info = site / f"{name}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "RECORD").write_text("".join(f"{f},,\n" for f in files) + f"{info.name}/RECORD,,\n")
+    if direct_url is not None:
+        (info / "direct_url.json").write_text(json.dumps(direct_url))
+    for f in files:
+        (site / f).write_text("/home/me/checkout\n")  # an editable install's .pth: the folder it puts on sys.path
+
+
+@pytest.mark.parametrize("name, version, direct_url, files, says", [
+    ("six", "1.16.0", {"url": "file:///home/me/six", "dir_info": {"editable": True}},
+     ("__editable__.six-1.16.0.pth",), "six 1.16.0 installed from file:///home/me/six (editable) (pinned 1.16.0, from the index)"),
+    ("six", "1.16.0", {"url": "https://github.com/benjaminp/six", "vcs_info": {"vcs": "git", "commit_id": "65486e4"}},
+     (), "six 1.16.0 installed from git+https://github.com/benjaminp/six@65486e4 (pinned 1.16.0, from the index)"),
+    ("six", "1.16.0", {"url": "https://example.org/six-1.16.0-py2.py3-none-any.whl", "archive_info": {}}, (),
+     "six 1.16.0 installed from https://example.org/six-1.16.0-py2.py3-none-any.whl (pinned 1.16.0, from the index)"),
+    ("tfdist", "0.1.0", {"url": "file:///work/tfdist", "dir_info": {"editable": True}}, ("__editable__.tfdist-0.1.0.pth",),
+     "tfdist 0.1.0 installed from file:///work/tfdist (editable) (not pinned)"),
+], ids=["editable", "vcs", "url", "the-projects-own-package-editable"])
+def test_package_installed_from_a_path_url_vcs_or_editable_is_refused(tiny_env, capsys, name, version, direct_url,
+                                                                       files, says):
+    if name == "six":  # the pinned one goes, and comes back another way
+        subprocess.run([envs.uv(), "pip", "uninstall", "-q", "--python", str(tiny_env.interpreter), "six"], check=True)
+    _fake_install(tiny_env, name, version, direct_url, files)
+    _refused(tiny_env, capsys, says)
+
+
+def test_folder_put_on_sys_path_by_a_pth_file_is_refused(tiny_env, capsys):
+    """Not a distribution at all: a .pth file that no package installed puts a folder on sys.path."""
+    pth = envs.site_packages(tiny_env)[0] / "my-checkout.pth"
+    pth.write_text("/home/me/checkout\n")
+    _refused(tiny_env, capsys, f"my-checkout.pth (a .pth file that no package installed: {pth})")
+
+
+def test_pinned_environments_hold_only_their_locks():
+    """Every built pinned environment passes the whole comparison (the project never installs its
+    own tfdist into one: tests put tfdist/src on PYTHONPATH for the one process)."""
+    built = [env for env in envs.load() if envs.is_ready(env)]
+    if not built:
+        pytest.skip("no environment is built")
+    for env in built:
+        have = envs.check_pins(env)
+        assert set(have) == set(env.pins()) and not any(d.source for d in have.values()), env.name

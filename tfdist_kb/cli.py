@@ -25,7 +25,7 @@ from pathlib import Path
 from tfdist.cli import one_line
 from tfdist.cli import shown as echoed  # user input in an error message, capped
 
-from . import envs, errors, evidence, expect, forkpool, registry, runner
+from . import envs, errors, evidence, expect, files, forkpool, registry, runner
 
 
 class UsageError(Exception):
@@ -63,6 +63,7 @@ def cmd_errors(args) -> int:
 def cmd_matrix(args) -> int:
     selected = envs.select(args.envs)
     chosen = _chosen_snippets(args.snippets)
+    files.check_writable(evidence.PATH.parent)  # a read-only snippets/ stops the matrix before any run
     all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache, files=chosen)
     broken = [r for r in results.values() if isinstance(r, runner.RunnerError)]
     for error in broken:
@@ -316,8 +317,21 @@ def main(argv=None) -> int:
             errors.DeclarationError, evidence.EvidenceError) as error:
         print(f"tfdist: {one_line(str(error))}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader of the output has gone: `tfdist` (tfdist.cli.main) ends quietly
+        raise
+    except OSError as error:  # a file or folder the command needs cannot be written or read (files.WriteError)
+        print(f"tfdist: {one_line(_describe(error))}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
+
+
+def _describe(error: OSError) -> str:
+    """An OSError in one line: files.WriteError says which file and that it is unchanged; others
+    name the file and the system's reason."""
+    if isinstance(error, files.WriteError) or not error.filename:
+        return str(error)
+    return f"{error.filename}: {error.strerror or error}"
 
 
 if __name__ == "__main__":

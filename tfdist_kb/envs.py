@@ -2,8 +2,10 @@
 
 Each environment is `.envs/NAME`, made by uv from the lock file `tfdist_kb/envs/NAME.txt`
 with an interpreter from pyenv. A stamp (hash of lock file and interpreter version) keeps a
-built environment until its pins change; after every install the installed versions are
-compared with the pins, and any difference stops with a message naming the environment.
+built environment until its pins change; before any run and after every install, every
+distribution installed there (name, version, and how: from the index, or from a path, URL, VCS
+checkout or editable install) is compared with the pins, and any difference stops with a message
+naming the environment and the command that rebuilds it.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 
 from . import files
@@ -147,27 +150,106 @@ def uv() -> str:
     return found
 
 
+@dataclass(frozen=True)
+class Installed:
+    """One distribution installed in an environment: its version and where it came from."""
+    version: str
+    source: str | None = None  # None: from a package index, as the lock pins; else how (a path, URL, VCS, editable)
+
+    def __str__(self) -> str:
+        if self.source is None:
+            return self.version
+        return f"{self.version} installed from {self.source}" if self.version else self.source
+
+
+def site_packages(env: Env) -> list[Path]:
+    """The folders the environment's packages are installed in (lib/pythonX.Y/site-packages)."""
+    found = {p.resolve(): p for pattern in ("lib/python*/site-packages", "lib64/python*/site-packages")
+             for p in sorted(env.path.glob(pattern)) if p.is_dir()}
+    return list(found.values())
+
+
+def _source(dist: metadata.Distribution) -> str | None:
+    """How a distribution was installed if not from an index (PEP 610 direct_url.json, written by
+    pip and uv for a path, an archive URL, a VCS checkout or an editable install); legacy
+    installs (.egg-info: `setup.py install/develop`) say so."""
+    text = dist.read_text("direct_url.json")
+    if text is not None:
+        try:
+            direct = json.loads(text)
+            url = str(direct["url"])
+        except (ValueError, KeyError, TypeError):
+            return "an unreadable direct_url.json"
+        if isinstance(direct.get("vcs_info"), dict):
+            vcs = direct["vcs_info"]
+            url = f"{vcs.get('vcs', 'vcs')}+{url}@{vcs.get('commit_id', '?')}"
+        if isinstance(direct.get("dir_info"), dict) and direct["dir_info"].get("editable"):
+            return f"{url} (editable)"
+        return url
+    where = getattr(dist, "_path", None)
+    if where is not None and Path(where).suffix == ".egg-info":
+        return f"{Path(where).name} (a legacy setup.py install)"
+    return None
+
+
+# Written by `uv venv` itself into every environment, owned by no distribution.
+_VENV_FILES = ("_virtualenv.pth",)
+
+
 def installed(env: Env) -> dict[str, str]:
-    result = subprocess.run([uv(), "pip", "freeze", "--python", str(env.interpreter)],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise EnvError(f"environment {env.name}: cannot list installed packages: {result.stderr.strip()}")
-    out = {}
-    for line in result.stdout.splitlines():
-        if "==" in line:
-            name, version = line.split("==", 1)
-            out[normalise(name)] = version.strip()
+    """The version of every distribution installed in the environment, however it was installed."""
+    return {name: dist.version for name, dist in distributions(env).items()}
+
+
+def distributions(env: Env) -> dict[str, Installed]:
+    """Every distribution in the environment's site-packages, however it was installed (from the
+    index, a path, a URL, a VCS, editable), read from its metadata; a `.pth` file that no
+    distribution installed (it puts a folder on sys.path by hand) is listed as one too."""
+    folders = site_packages(env)
+    if not folders:
+        raise EnvError(f"environment {env.name}: no site-packages folder under {env.path} "
+                       f"(rebuild it with: tfdist envs {env.name} --rebuild)")
+    out: dict[str, Installed] = {}
+    dists = list(metadata.distributions(path=[str(f) for f in folders]))
+    for dist in dists:
+        name, version = dist.metadata["Name"], dist.metadata["Version"]
+        if not name or not version:
+            where = getattr(dist, "_path", "?")
+            raise EnvError(f"environment {env.name}: {where} has no name or version in its metadata; "
+                           f"rebuild it with: tfdist envs {env.name} --rebuild")
+        key = normalise(name)
+        if key in out:  # two copies of one distribution: which one imports is anybody's guess
+            out[key] = Installed(f"{out[key].version} and {version}", "two installations")
+            continue
+        out[key] = Installed(version, _source(dist))
+    loose = [pth for folder in folders for pth in sorted(folder.glob("*.pth")) if pth.name not in _VENV_FILES]
+    if loose:  # which of them a distribution installed: its RECORD lists it (read only when needed: it is long)
+        records = [dist.read_text("RECORD") or "" for dist in dists]
+        for pth in loose:
+            if not any(f"\n{pth.name}," in f"\n{record}" for record in records):
+                out[pth.name] = Installed("", f"a .pth file that no package installed: {pth}")
     return out
 
 
-def check_pins(env: Env) -> dict[str, str]:
-    """What is installed, if it is exactly the lock file's pins; EnvError naming every difference."""
-    have, want = installed(env), env.pins()
-    wrong = [f"{n} {have.get(n, 'missing')} (pinned {v})" for n, v in sorted(want.items()) if have.get(n) != v]
-    extra = sorted(set(have) - set(want))
-    if wrong or extra:
-        detail = "; ".join(wrong + [f"{n} {have[n]} (not pinned)" for n in extra])
-        raise EnvError(f"environment {env.name}: installed versions differ from its lock file: {detail}; "
+def check_pins(env: Env) -> dict[str, Installed]:
+    """What is installed, if it is exactly the lock file's pins, each from the index (not from a
+    path, URL, VCS or editable install); EnvError naming every difference and the rebuild command.
+    The project never installs its own `tfdist` package into an environment: tests that need it
+    there put tfdist/src on PYTHONPATH for the one process (tests/test_hook_in_envs.py)."""
+    have, want = distributions(env), env.pins()
+    wrong = []
+    for name, version in sorted(want.items()):
+        got = have.get(name)
+        if got is None:
+            wrong.append(f"{name} missing (pinned {version})")
+        elif got.source:
+            wrong.append(f"{name} {got} (pinned {version}, from the index)")
+        elif got.version != version:
+            wrong.append(f"{name} {got} (pinned {version})")
+    wrong += [f"{name} {have[name]} (not pinned)" if have[name].version else f"{name} ({have[name]})"
+              for name in sorted(set(have) - set(want))]
+    if wrong:
+        raise EnvError(f"environment {env.name}: what is installed differs from its lock file: {'; '.join(wrong)}; "
                        f"rebuild it with: tfdist envs {env.name} --rebuild")
     return have
 
@@ -180,7 +262,7 @@ def installed_fingerprint(env: Env) -> str:
     part of every run's cache key, so a run is never taken from the cache for other packages."""
     if env.name not in _checked:
         have = check_pins(env)
-        listing = "\n".join(f"{n}=={v}" for n, v in sorted(have.items())) + "\n" + env.python_version()
+        listing = "\n".join(f"{n}=={v.version}" for n, v in sorted(have.items())) + "\n" + env.python_version()
         _checked[env.name] = hashlib.sha256(listing.encode()).hexdigest()[:16]
     return _checked[env.name]
 

@@ -11,11 +11,39 @@ import tempfile
 from pathlib import Path
 
 
+class WriteError(OSError):
+    """A file could not be written (a read-only folder, a full disk): the old file is unchanged.
+    Its message is one line naming the file and the system's reason."""
+
+    def __init__(self, path: Path, error: OSError):
+        super().__init__(error.errno, error.strerror or str(error))
+        self.path = Path(path)
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path}: {self.strerror} (the file is unchanged)"
+
+
+def check_writable(folder: Path) -> None:
+    """WriteError unless a file can be created in `folder` (created if missing): asked before a long
+    job whose result goes there, so that a read-only folder stops it before it starts."""
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(prefix=".tfdist-writable.", dir=folder):
+            pass
+    except OSError as error:
+        raise WriteError(folder, error) from None
+
+
 def write_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
-    """Write `text` to `path` atomically (the folder is created); returns `path`."""
+    """Write `text` to `path` atomically (the folder is created); returns `path`. WriteError (an
+    OSError) if it cannot be written: `path` is then as it was, and no temporary file is left."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    except OSError as error:
+        raise WriteError(path, error) from None
     try:
         with os.fdopen(handle, "w", encoding=encoding) as out:
             out.write(text)
@@ -23,11 +51,13 @@ def write_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
             os.fsync(out.fileno())
         os.chmod(temporary, 0o666 & ~_UMASK)  # what a plain open() would have given it, not mkstemp's 0600
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(error, OSError) and not isinstance(error, WriteError):
+            raise WriteError(path, error) from None
         raise
     return path
 

@@ -273,13 +273,35 @@ def _read_json(path: Path):
     return value if isinstance(value, dict) else None
 
 
+# What every record of an executed run holds, and the outcomes it can have (tfdist_kb.child):
+# a cached record without them (`{}`, a record of an older runner, one edited by hand) is a miss.
+_RECORD_FIELDS = ("env", "snippet", "sha256", "date", "python", "tensorflow", "keras", "keras_package", "outcome",
+                  "replicas", "ran_on", "seconds", "stdout")
+_RECORDED_OUTCOMES = ("passed", "raised", "timed-out")
+
+
+def _cached_record(job: Job, path: Path) -> dict | None:
+    """The cached record of `job`, or None (a miss: it is run again) if there is none or it is not
+    a whole record of this job (a `{}`, a record cut short, another snippet's or environment's)."""
+    record = _read_json(path)
+    if record is None or any(name not in record for name in _RECORD_FIELDS):
+        return None
+    if (record["snippet"], record["env"], record["sha256"]) != (job.rel, job.env.name, sha256(job.snippet)):
+        return None
+    if record["outcome"] not in _RECORDED_OUTCOMES:
+        return None
+    if record["outcome"] == "raised" and not all(isinstance(record.get(k), str) for k in ("exception", "message")):
+        return None
+    return record
+
+
 def run(job: Job, use_cache: bool = True, time_limit: float = TIME_LIMIT, mode: str = "fresh") -> dict:
     """One job's record. `mode` 'fresh' (a new interpreter per run: what `make matrix` records) or
     'fork' (forked from a pre-imported TensorFlow where `mode_of` allows: what `make test` uses)."""
     if job.expectation.kind == "not-applicable":
         return _unexecuted(job, "not-applicable", reason=job.expectation.reason, seconds=0.0)
     cached = cache_path(job, mode)
-    record = _read_json(cached) if use_cache else None
+    record = _cached_record(job, cached) if use_cache else None
     if record is not None:
         return record
     if job.expectation.kind == "hangs":

@@ -16,7 +16,8 @@ longer text are matched: an error's message is at the end of its traceback.
 --json prints a list of objects (id, title, url, tags, fix, score, matched), every match best first.
 
 Exit status: 0 something matched, 1 nothing did, 2 unusable input (empty, binary, not UTF-8, an
-unknown or malformed entry ID: the known IDs are listed).
+unknown or malformed entry ID: the known IDs are listed), 74 the answer could not be written
+(standard output closed, or its disk full).
 
 Environment: TFDIST_BASE_URL the site's address in links (a mirror); TFDIST_DATA another error index.
 
@@ -30,8 +31,47 @@ ECHO = 80  # characters of the user's own input that an error message repeats
 LINE = 1000  # characters of an error message, at most (a backstop: echoes are cut to ECHO)
 
 
+OUTPUT_FAILED = 74  # EX_IOERR of sysexits.h: the answer could not be written
+
+
 class InputError(Exception):
     """Input that cannot be explained: a one-line message, exit status 2."""
+
+
+class OutputError(Exception):
+    """Standard output cannot take what is written to it (a full disk, an I/O error): one line,
+    exit status OUTPUT_FAILED. A closed pipe is not one: its reader has gone, quietly (141)."""
+
+    def __init__(self, error):
+        Exception.__init__(self, "cannot write to standard output: {}".format(
+            getattr(error, "strerror", None) or error))
+
+
+class _CheckedOutput(object):
+    """sys.stdout while a command runs: a write or flush that fails (other than on a closed pipe)
+    raises OutputError, which `main` reports in one line instead of a traceback."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(error)
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputError(error)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def shown(text):
@@ -51,7 +91,11 @@ def one_line(message, limit=LINE):
 
 
 def _fail(message, code=2):
-    sys.stderr.write("tfdist: {}\n".format(one_line(message)))
+    try:
+        sys.stderr.write("tfdist: {}\n".format(one_line(message)))
+        sys.stderr.flush()
+    except (AttributeError, OSError):  # standard error closed or full: the exit status still says it
+        pass
     return code
 
 
@@ -217,15 +261,25 @@ def _knowledge_base(argv):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None:  # `tfdist explain TFD001 >&-`: Python found no file descriptor 1
+        return _fail("standard output is closed: nothing was done (to discard the output, send it to "
+                     "/dev/null)", OUTPUT_FAILED)
+    stdout = sys.stdout
+    sys.stdout = _CheckedOutput(stdout)
     try:
         try:
             return _dispatch(argv)
         finally:
-            sys.stdout.flush()  # here, where a closed pipe can be caught, not at exit
+            sys.stdout.flush()  # here, where a closed pipe or a full disk can be caught, not at exit
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `tfdist explain ... | head -c 10`: the reader has what it wanted
         return _quiet_exit()
+    except OutputError as error:  # `tfdist explain TFD001 > /dev/full`
+        _quiet_exit()
+        return _fail(str(error), OUTPUT_FAILED)
+    finally:
+        sys.stdout = stdout
 
 
 def _dispatch(argv):
@@ -246,8 +300,8 @@ def _dispatch(argv):
 
 
 def _quiet_exit():
-    """After a broken pipe: no more output, and no "Exception ignored" when Python flushes stdout at
-    exit. 141 is what a shell reports for a process ended by SIGPIPE."""
+    """After a broken pipe (or a failed write): no more output, and no "Exception ignored" when
+    Python flushes stdout at exit. 141 is what a shell reports for a process ended by SIGPIPE."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
