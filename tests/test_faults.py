@@ -5,6 +5,7 @@ again, a corrupt evidence file is one line naming it); a site build leaves no te
 import glob
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -492,3 +493,103 @@ def test_pinned_environments_hold_only_their_locks():
     for env in built:
         have = envs.check_pins(env)
         assert set(have) == set(env.pins()) and not any(d.source for d in have.values()), env.name
+
+
+# ---- standard output closed or on a full disk ------------------------------------------------------
+
+def _tfdist_with_stdout(python, args, stdout: str):
+    """`python -m tfdist ARGS` with its standard output closed (`>&-`) or on a full disk (`> /dev/full`)."""
+    environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    environ["PYTHONPATH"] = os.pathsep.join([str(PACKAGE), str(ROOT)])
+    redirect = ">&-" if stdout == "closed" else "> /dev/full"
+    command = " ".join(["exec", shlex.quote(python), "-m", "tfdist"] + [shlex.quote(a) for a in args] + [redirect])
+    return subprocess.run(["sh", "-c", command], cwd=ROOT, env=environ, capture_output=True, timeout=120)
+
+
+UNWRITABLE = [
+    pytest.param("closed", "tfdist: standard output is closed: nothing was done (to discard the output, send it to "
+                 "/dev/null)\n", id="closed"),
+    pytest.param("full", "tfdist: cannot write to standard output: No space left on device\n", id="full",
+                 marks=pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")),
+]
+
+
+@pytest.mark.parametrize("python", PYTHONS)
+@pytest.mark.parametrize("args", [["explain", "TFD001"], ["explain", "--json", "TFD001"], ["--help"],
+                                  ["explain", "--help"]])
+@pytest.mark.parametrize("stdout, says", UNWRITABLE)
+def test_output_that_cannot_be_written_is_one_line(python, args, stdout, says):
+    done = _tfdist_with_stdout(python, args, stdout)
+    assert (done.returncode, done.stderr.decode()) == (74, says)
+
+
+@pytest.mark.parametrize("stdout, says", UNWRITABLE)
+def test_output_that_cannot_be_written_is_one_line_for_the_knowledge_base_commands(stdout, says):
+    done = _tfdist_with_stdout(sys.executable, ["run", "--help"], stdout)
+    assert (done.returncode, done.stderr.decode()) == (74, says)
+
+
+# ---- `tfdist matrix` with a snippets/ folder it cannot write ----------------------------------------
+
+# `tfdist matrix --snippets TFD001` whose evidence file is a copy in another folder; the runs are
+# those recorded (the matrix's runs are not what is tested here): argv[1] the copy, argv[2] 'ran' if
+# the runs may be "made" (else any run fails the test) or 'read-only'; argv[3]: the disk is full.
+MATRIX_ON_A_COPY = """\
+import json, os, sys
+from pathlib import Path
+from tfdist_kb import cli, envs, evidence, runner
+path = Path(sys.argv[1])
+evidence.PATH = path
+for function in (evidence.load, evidence.locked.__wrapped__, evidence.save):
+    function.__defaults__ = (path,)
+recorded = evidence.load()
+if sys.argv[2] == "read-only" and os.geteuid() == 0:  # root may write into a read-only folder: as if it were not
+    opened = os.open
+    def read_only(name, flags, *args, **kwargs):
+        if str(name).startswith(str(path.parent)) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            raise PermissionError(13, "Permission denied", str(name))
+        return opened(name, flags, *args, **kwargs)
+    os.open = read_only
+
+def run_matrix(selected, use_cache=True, files=None, mode="fresh"):
+    if sys.argv[2] != "ran":
+        sys.exit("the matrix ran although its evidence cannot be written")
+    jobs = runner.jobs(selected, files)
+    return jobs, {(j.rel, j.env.name): recorded[(j.rel, j.env.name)] for j in jobs}, 0.0
+
+runner.run_matrix = run_matrix
+if len(sys.argv) > 3:  # a full disk: every write of a file's contents fails
+    def full(fd):
+        raise OSError(28, "No space left on device")
+    os.fsync = full
+sys.exit(cli.main(["matrix", "--envs", "default", "--snippets", "TFD001"]))
+"""
+
+
+def _snippets_copy(tmp_path):
+    folder = tmp_path / "snippets"
+    folder.mkdir()
+    shutil.copy2(evidence.PATH, folder / "evidence.json")
+    return folder, (folder / "evidence.json").read_bytes()
+
+
+def test_matrix_with_a_read_only_snippets_folder_is_one_line_before_any_run(tmp_path):
+    folder, before = _snippets_copy(tmp_path)
+    folder.chmod(0o555)  # (as root, which may write there anyway, the driver refuses the writes itself)
+    try:
+        done = subprocess.run([sys.executable, "-c", MATRIX_ON_A_COPY, str(folder / "evidence.json"), "read-only"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == 1 and done.stderr == f"tfdist: cannot write {folder}: Permission denied (the file is unchanged)\n", done.stderr[-2000:]
+    assert (folder / "evidence.json").read_bytes() == before and [p.name for p in folder.iterdir()] == ["evidence.json"]
+
+
+def test_matrix_on_a_full_disk_is_one_line_and_leaves_the_evidence(tmp_path):
+    folder, before = _snippets_copy(tmp_path)
+    done = subprocess.run([sys.executable, "-c", MATRIX_ON_A_COPY, str(folder / "evidence.json"), "ran", "full"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    says = f"tfdist: cannot write {folder / 'evidence.json'}: No space left on device (the file is unchanged)\n"
+    assert done.returncode == 1 and done.stderr == says, done.stderr[-2000:]
+    assert (folder / "evidence.json").read_bytes() == before
+    assert sorted(p.name for p in folder.iterdir()) == [".evidence.json.lock", "evidence.json"]  # no temporary file
