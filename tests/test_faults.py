@@ -1,7 +1,10 @@
 """Faults and interruptions: a killed `tfdist matrix` leaves no snippet running and no scratch
 folder; a file cut short by a killed writer is never read as half a file (a cache record is run
-again, a corrupt evidence file is one line naming it); a site build leaves no temporary folder;
-`make serve` on a taken port, a closed pipe and a 100 kB bad argument each give one short line."""
+again, a corrupt evidence file is one line naming it); a cache record that is not a whole record of
+its run (`{}`) is a miss; a site build leaves no temporary folder; `make serve` on a taken port, a
+closed pipe and a 100 kB bad argument each give one short line; so do a closed or full standard
+output and a read-only or full snippets/ folder (the evidence left as it was); an environment holding
+a package installed another way than its lock says (a path, URL, VCS, editable, a loose .pth) is refused."""
 import glob
 import json
 import os
