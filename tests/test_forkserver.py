@@ -38,20 +38,9 @@ def forked(path, env, **kwargs):
     return runner.run(runner.Job(path, env, expect.Expectation("passes")), use_cache=False, mode="fork", **kwargs)
 
 
-def compared(record, exceptions=()):
-    """What must be identical between two runs of one snippet. Of the message, the line that names
-    the problem (graph names' numeric suffixes left out): where several replicas fail at once, the
-    rest (which nodes each replica's error lists, and so where the 4,000-character cap cuts) depends
-    on thread timing and differs between two fresh runs too, as the evidence comparison knows."""
-    loose = evidence.comparable_headline
-    exception = record.get("exception")
-    return {"outcome": record["outcome"], "exception": exceptions if exception in exceptions else exception,
-            "message": loose(record.get("headline")), "stdout": record.get("stdout")}
-
-
 @pytest.mark.parametrize("env", envs.select(EQUIVALENCE_ENVS), ids=lambda e: e.name)
 def test_every_snippet_gives_the_same_record_forked_and_fresh(env):
-    """Outcome, exception, whole message and output, run by run (the cache keeps both modes apart)."""
+    """Outcome, exception, whole message, output and devices, run by run (the cache keeps both modes apart)."""
     _, fresh, _ = runner.run_matrix([env], use_cache=True, mode="fresh")
     _, fork, _ = runner.run_matrix([env], use_cache=True, mode="fork")
     assert fresh.keys() == fork.keys()
@@ -61,8 +50,8 @@ def test_every_snippet_gives_the_same_record_forked_and_fresh(env):
     assert ran and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0]) for k in ran)
     assert all(fresh[k]["mode"] == "fresh" for k in ran)
     declared = {k: runner.expectations(ROOT / k[0])[env.name].exceptions for k in ran}  # interchangeable ones
-    differ = {k[0]: (compared(fresh[k]), compared(fork[k])) for k in ran
-              if compared(fresh[k], declared[k]) != compared(fork[k], declared[k])}
+    # every field the evidence compares, the whole message and its headline exactly as recorded
+    differ = {k[0]: found for k in ran if (found := evidence.differences(fresh[k], fork[k], declared[k]))}
     assert not differ, differ
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import re
 from pathlib import Path
 
 from . import files, messages
@@ -17,23 +16,42 @@ from .envs import ROOT
 PATH = ROOT / "snippets" / "evidence.json"
 FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "sha256", "outcome", "exception",
           "headline", "message", "reason", "replicas", "devices", "reduction", "ran_on", "seconds", "stdout", "date")
-# What must be the same when the same snippet runs again in the same environment. The whole
-# message is kept but not compared: where several replicas fail, which one reports first (and so
-# which node, `Placeholder_3` or `Placeholder_1`, the message names) changes from run to run. The
-# headline is compared with such numeric suffixes of graph names left out, and with the index of
-# the device a collective error names ("Op at device .../device:CPU:3"): the replica that reports it.
-COMPARED = ("outcome", "exception", "headline", "replicas", "ran_on", "reduction", "stdout", "python", "tensorflow",
-            "keras", "keras_package")
-_DEVICE_INDEX = re.compile(r"(device:[A-Z_]*(?:CPU|GPU)):\d+")
+# What must be the same when the same snippet runs again in the same environment: everything a
+# page shows of a run. The whole message and its headline are recorded normalised
+# (tfdist_kb.messages.message: paths of this machine and checkout, addresses, and what depends on
+# which replica reported first left out), so the stored text is what pages show and what a re-run
+# must give again, character for character. `ran_on`: the 4 devices the run's replicas were on.
+COMPARED = ("outcome", "exception", "headline", "message", "replicas", "ran_on", "reduction", "stdout", "python",
+            "tensorflow", "keras", "keras_package")
+EXECUTED = ("passed", "raised", "timed-out")  # the outcomes of a run that really ran
 
 
 def comparable_headline(text: str | None) -> str | None:
-    """What two runs' headlines must share: `text` without graph names' numeric suffixes and
-    without the index of the device a message names (which replica reported first)."""
-    return _DEVICE_INDEX.sub(r"\1:N", messages.without_name_suffixes(text)) if text else text
+    """What two runs' headlines must share: since headlines are normalised when they are recorded,
+    the headline itself (kept so that pages group wordings by exactly what they show)."""
+    return text
 
 
-_LOOSE = {"headline": comparable_headline}
+def problems(record: dict) -> list[str]:
+    """Why `record` is not a run the evidence may hold ([] if it is): an executed run must name the
+    4 distinct devices its 4 replicas were on, whatever its outcome; a raised one its exception and
+    its message as the runner records it (normalised: a path of the machine, say, was never recorded)."""
+    found = []
+    if record.get("outcome") not in EXECUTED:
+        return found
+    devices = record.get("ran_on") or []
+    if record.get("replicas") != 4 or not isinstance(devices, list) or len(set(devices)) < 4:
+        found.append(f"replicas {record.get('replicas')!r} on {devices!r}: not 4 replicas on 4 distinct devices")
+    if record["outcome"] == "raised":
+        text, headline = record.get("message"), record.get("headline")
+        if not (isinstance(record.get("exception"), str) and isinstance(text, str) and text.strip()
+                and isinstance(headline, str) and headline.strip()):
+            found.append("a raised run without its exception, message and headline")
+        elif messages.without_replica_choice(messages.normalise(text)) != text:
+            found.append("the message is not in the form the runner records (normalised), e.g. it holds a path of "
+                         "this machine or a part that depends on which replica reported first")
+    return found
+
 
 Key = tuple  # (snippet path relative to the repo root, environment name)
 
@@ -88,14 +106,23 @@ def save(records: list[dict], env_order: list[str], path: Path = PATH) -> None:
 
 
 def differences(committed: dict, fresh: dict, exceptions: tuple[str, ...] = ()) -> list[str]:
-    """How a fresh run differs from the committed evidence for the same snippet and environment.
-    `exceptions`: the names the snippet declares interchangeable (tfdist_kb.expect): a run that
-    raised one of them does not differ from one that raised another."""
+    """How a fresh run differs from the committed evidence for the same snippet and environment:
+    each compared field exactly. `exceptions`: the names the snippet declares interchangeable
+    (tfdist_kb.expect): a run that raised one of them does not differ from one that raised another,
+    and then their messages (each its own exception's) are not compared either."""
     out = []
+    swapped = (committed.get("exception") != fresh.get("exception")
+               and {committed.get("exception"), fresh.get("exception")} <= set(exceptions))
     for name in COMPARED:
-        loose = _LOOSE.get(name, lambda value: value)
-        if name == "exception":
-            loose = lambda value: "|".join(exceptions) if value in exceptions else value  # noqa: E731
-        if loose(committed.get(name)) != loose(fresh.get(name)):
-            out.append(f"{name}: committed {committed.get(name)!r}, now {fresh.get(name)!r}")
+        if swapped and name in ("exception", "headline", "message"):
+            continue
+        was, now = committed.get(name), fresh.get(name)
+        if was == now:
+            continue
+        if isinstance(was, str) and isinstance(now, str) and max(len(was), len(now)) > 200:
+            at = next((i for i, (a, b) in enumerate(zip(was, now)) if a != b), min(len(was), len(now)))
+            was, now = (f"…{text[max(0, at - 60):at + 100]!r}… (character {at} on)" for text in (was, now))
+            out.append(f"{name}: committed {was}, now {now}")
+        else:
+            out.append(f"{name}: committed {was!r}, now {now!r}")
     return out

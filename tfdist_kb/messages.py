@@ -8,11 +8,16 @@ finds the line that does.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 CAP = 4000  # characters of a whole message kept in the evidence
+CHECKOUT = Path(__file__).resolve().parent.parent  # the repository this code runs from, wherever it lives
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
-_TMP = re.compile(r"/tmp/[A-Za-z0-9_./-]*?(tmp[a-z0-9_]{6,}|pytest-of-[^/\s]+)[^\s'\"]*")
+# A path in a temporary folder (Python's `tmpXXXXXXXX`, the runner's scratch `tfdist-XXXXXXXX`, pytest's),
+# wherever the machine keeps temporary folders: `/tmp/tfdist-k2j3h4l5/tmp/model.keras` -> `<tmpdir>`
+_TMP = re.compile(r"(?<![\w.])/(?:[^\s\"'/]+/)*?(?:tmp[a-z0-9_]{6,}|tfdist-[a-z0-9_]{6,}|pytest-of-[^/\s]+)"
+                  r"(?=[/\s'\":)\]]|$)[^\s'\"]*")
 # `ValueError: text`, `tensorflow.python.framework.errors_impl.InvalidArgumentError: text`
 _RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit))\s*:\s*(\S.*)$")
 # Lines that frame the message rather than state it
@@ -25,8 +30,28 @@ _FRAME = re.compile(
 
 # Where the machine keeps Python and the snippets: `/root/.pyenv/versions/3.11.7/lib/python3.11/...`,
 # `/work/main/.envs/tf2.15/lib/python3.11/site-packages/...`, `/home/ci/repo/snippets/TFD001/x.py`
-_PYTHON_PREFIX = re.compile(r"(?<![\w.])/[^\s\"':]*?/(?=lib/python\d\.\d+/)")
-_REPO_PREFIX = re.compile(r"(?<![\w.])/[^\s\"':]*?/(?=snippets/TFD\d{3}/)")
+# Absolute, or relative to whatever folder TensorFlow chose to shorten them by: TF 2.4 strips the
+# common prefix of a traceback's files (`defined at work/main/snippets/TFD004/x.py:82`), TF 1.15's
+# AutoGraph prints `relative to /work/main:` and then `.envs/tf1.15/lib/python3.7/...`.
+_PATHISH = r"[^\s\"'()\[\]:,<>]"
+_PYTHON_PREFIX = re.compile(r"(?<![\w./-])" + _PATHISH + r"*?/(?=lib/python\d\.\d+/)")
+_REPO_PREFIX = re.compile(r"(?<![\w./-])" + _PATHISH + r"*/(?=snippets/TFD\d{3}/)")
+_RELATIVE_TO = re.compile(r"(\brelative to )/" + _PATHISH + r"*:")
+
+
+def _without_checkout(text: str, checkout: Path) -> str:
+    """The checkout's own path left out: `/work/main/snippets/TFD001/x.py` -> `snippets/TFD001/x.py`,
+    the path alone (`relative to /work/main:`) -> `<checkout>`, in whatever folder it lives."""
+    root = str(checkout).rstrip("/")
+    if len(root) > 1:
+        text = re.sub(r"(?<![\w./-])" + re.escape(root) + r"/", "", text)
+        text = re.sub(r"(?<![\w./-])" + re.escape(root) + r"(?![\w./-])", "<checkout>", text)
+        # shortened by a folder above it (TF 2.4: `defined at work/main/snippets/...`), spaces and all
+        parts = root.strip("/").split("/")
+        for i in range(len(parts)):
+            tail = re.escape("/".join(parts[i:]))
+            text = re.sub(r"(?<![\w./-])/?" + tail + r"/(?=snippets/TFD\d{3}/|\.envs/)", "", text)
+    return text
 
 
 # The value of a variable in its repr (`numpy=array([[0.1, ...]], dtype=float32)`): random initial weights
@@ -73,16 +98,18 @@ def _without_runner_frames(text: str) -> str:
     return "\n".join(out)
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, checkout: Path = CHECKOUT) -> str:
     """Remove what differs between two runs of the same code: addresses, temp paths, where this
-    machine keeps Python and the repository, variable values in reprs, the runner's own frames in
-    a traceback (fresh and forked runs start the snippet differently), the order of an op's
-    attributes, trailing blanks."""
+    machine keeps Python and the repository (absolute or shortened), variable values in reprs, the
+    runner's own frames in a traceback (fresh and forked runs start the snippet differently), the
+    order of an op's attributes, trailing blanks. Applying it twice changes nothing more."""
     text = _ADDRESS.sub("0x…", text)
     text = _NUMPY.sub("numpy=…", text)
-    text = _TMP.sub("<tmpdir>", text)
+    text = _without_checkout(text, checkout)
     text = _PYTHON_PREFIX.sub("…/", text)
     text = _REPO_PREFIX.sub("", text)
+    text = _RELATIVE_TO.sub(r"\1…:", text)  # a folder above the checkout
+    text = _TMP.sub("<tmpdir>", text)
     text = _without_runner_frames(text)
     text = _ATTRS.sub(_sorted_attrs, text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
@@ -126,13 +153,40 @@ def _fewer_frames(text: str, keep: int = 3) -> str:
     return "\n".join(out)
 
 
-_NAME_SUFFIX = re.compile(r"(?<=[A-Za-z])_\d+\b")
+# The node an op error names: `[[{{node cond/Placeholder_3}}]]`, `Detected at node cond/Placeholder_3
+# defined at`, `[[node replica_1/Assert (defined at ...)]]`, with the numeric suffix TensorFlow gives
+# each replica's copy of the node.
+_FAILED_NODE = re.compile(r"(?:\{\{node |\[\[node |Detected at node '?)([\w./-]*[A-Za-z])((?:_\d+)+)(?=[}'\s]|$)")
+# TensorFlow's context lines after an op error: `\t [[LogicalAnd_15/_28]]`, the partitioned graph's
+# nodes that were running when it failed (the `{{node X}}` line, which names the op, is kept)
+_CONTEXT_LINE = re.compile(r"^\t \[\[[A-Za-z_][\w./-]*\]\]$")
+# A collective error names the device of the member that reported it: `Op at device
+# /job:localhost/replica:0/task:0/device:CPU:3 expected shape [40]`
+_REPORTING_DEVICE = re.compile(r"(\bOp at device \S*?device:[A-Z_]*(?:CPU|GPU)):\d+")
 
 
-def without_name_suffixes(text: str | None) -> str | None:
-    """`text` with the numeric suffixes TensorFlow gives repeated graph names (`Placeholder_3`)
-    left out: which replica's node a message names can change between two runs."""
-    return _NAME_SUFFIX.sub("", text) if text else text
+def without_replica_choice(text: str) -> str:
+    """`text` without what depends on which of the replicas reported an error first (thread
+    timing, so it changes between two runs of the same code):
+    - the numeric suffix of the node the error names, wherever that node's name occurs
+      (`cond/Placeholder_3` -> `cond/Placeholder`: the name of replica 0's copy);
+    - the context lines naming the partitioned graph's nodes that were running
+      (`\t [[cond/else/_1/cond/Placeholder_1/_108]]`);
+    - the device index of the member a collective error names (`device:CPU:3` -> `device:CPU:N`).
+    Applying it twice changes nothing more."""
+    suffixed = {m.group(1) + m.group(2): m.group(1) for m in _FAILED_NODE.finditer(text)}
+    for full in sorted(suffixed, key=len, reverse=True):
+        text = re.sub(r"(?<![\w])" + re.escape(full) + r"(?![\w])", suffixed[full], text)
+    text = "\n".join(line for line in text.split("\n") if not _CONTEXT_LINE.match(line))
+    return _REPORTING_DEVICE.sub(r"\1:N", text)
+
+
+def message(raw: str, checkout: Path = CHECKOUT) -> tuple[str, str]:
+    """The (whole message, headline) a run records of an exception's text: normalised (what differs
+    between runs or machines left out), the message capped, the headline taken from the uncapped
+    one. These exact strings are stored, published and compared with every re-run."""
+    text = without_replica_choice(normalise(raw or "", checkout))
+    return cap(text), headline(text)
 
 
 def cap(text: str, limit: int = CAP) -> str:

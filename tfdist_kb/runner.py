@@ -130,15 +130,20 @@ def _last_output(stdout: str, stderr: str) -> str:
     return f"stdout: {printed}" + (f"\nstderr (TensorFlow's log lines left out): {errors}" if errors else "")
 
 
-def _proof(job: Job, outcome: str, record: dict | None) -> list[str] | None:
+def _proof(job: Job, outcome: str, record: dict | None) -> list[str]:
     """The 4-device proof of a run (witness.problems), named after the run; RunnerError if it fails.
-    Returns the devices all 4 replicas ran on, for a passing run (how many replicas got to run
-    before an error stopped them depends on thread timing: not recorded)."""
+    Returns the devices the run's replicas were on (`ran_on` in the evidence): for a passing run,
+    those of the strategies whose replica function ran on all 4 replicas; for a run that raised or
+    hung, those of every strategy it created before it stopped (how many replicas got to run before
+    an error stopped them depends on thread timing: not recorded)."""
     problems = witness.problems(record, outcome)
+    devices = witness.ran_on(record) if outcome == "passed" else witness.spanned(record or {})
+    if not problems and len(set(devices)) < REPLICAS:
+        problems = [f"the run names {len(set(devices))} device(s) its replicas were on ({', '.join(devices) or 'none'})"]
     if problems:
         raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run does not prove {REPLICAS} replicas "
                           f"on {REPLICAS} distinct devices: " + "; ".join(problems))
-    return witness.ran_on(record) if outcome == "passed" else None
+    return devices
 
 
 def _reduction(seen: dict) -> str | None:
@@ -245,14 +250,13 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
     ran_on = _proof(job, child["outcome"], seen)  # RunnerError unless 4 replicas on 4 real devices
     replicas = sorted({s["replicas"] for s in seen["strategies"]})
     record = _base(job)
-    message = messages.normalise(child.get("message") or "")
+    message, headline = messages.message(child.get("message") or "") if child["outcome"] == "raised" else (None, None)
     record.update({
         "python": child["python"], "tensorflow": child["tensorflow"], "keras": child["keras"],
         "keras_package": child["keras_package"],
         "devices": child["devices"], "outcome": child["outcome"],
         "exception": child.get("exception"),
-        "message": messages.cap(message) if child["outcome"] == "raised" else None,
-        "headline": messages.headline(message) if child["outcome"] == "raised" else None,
+        "message": message, "headline": headline,  # stored, published and compared exactly as they are
         "replicas": replicas[0] if len(replicas) == 1 else replicas, "ran_on": ran_on,
         "reduction": _reduction(seen),
         "seconds": seconds, "stdout": messages.normalise(stdout),

@@ -189,6 +189,17 @@ def problems(record, outcome):
     return found
 
 
+def spanned(record):
+    """The devices of every strategy the run created ('CPU:0', ...), in order: where its replicas
+    were when a run raised or hung (problems() has checked each strategy has 4 distinct ones)."""
+    out = []
+    for s in record.get("strategies") or []:
+        for d in s.get("devices") or ():
+            if (short(d) or d) not in out:
+                out.append(short(d) or d)
+    return out
+
+
 def ran_on(record):
     """The devices of the strategies whose replicas all ran ('CPU:0', ...), for the evidence."""
     out = []
