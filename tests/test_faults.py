@@ -384,7 +384,7 @@ def _wheel(folder: Path, name: str, version: str, files: dict) -> Path:
     import hashlib
     import zipfile
 
-    info = f"{name}-{version}.dist-info"
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
     entries = dict(files)
     entries[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     entries[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
