@@ -188,6 +188,20 @@ def test_failed_write_leaves_the_old_file_and_no_temporary_one(tmp_path, monkeyp
     assert target.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["errors.json"]
 
 
+def test_write_into_a_folder_that_refuses_it_is_one_line_naming_the_file(tmp_path, monkeypatch):
+    target = tmp_path / "evidence.json"
+    files.write_atomic(target, "old\n")
+
+    def read_only(*args, **kwargs):  # what a read-only folder (or mount) answers
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(files.tempfile, "mkstemp", read_only)
+    with pytest.raises(files.WriteError) as raised:
+        files.write_atomic(target, "new\n")
+    assert str(raised.value) == f"cannot write {target}: Permission denied (the file is unchanged)"
+    assert isinstance(raised.value, OSError) and target.read_text() == "old\n"
+
+
 @pytest.fixture
 def corrupt_evidence(tmp_path, monkeypatch):
     bad = tmp_path / "evidence.json"
@@ -584,7 +598,7 @@ def test_matrix_with_a_read_only_snippets_folder_is_one_line_before_any_run(tmp_
                               cwd=ROOT, capture_output=True, text=True, timeout=300)
     finally:
         folder.chmod(0o755)
-    assert done.returncode == 1 and done.stderr == f"tfdist: cannot write {folder}: Permission denied (the file is unchanged)\n", done.stderr[-2000:]
+    assert done.returncode == 1 and done.stderr == f"tfdist: cannot create a file in {folder}: Permission denied (nothing was done)\n", done.stderr[-2000:]
     assert (folder / "evidence.json").read_bytes() == before and [p.name for p in folder.iterdir()] == ["evidence.json"]
 
 

@@ -15,11 +15,13 @@ class WriteError(OSError):
     """A file could not be written (a read-only folder, a full disk): the old file is unchanged.
     Its message is one line naming the file and the system's reason."""
 
-    def __init__(self, path: Path, error: OSError):
+    def __init__(self, path: Path, error: OSError, folder: bool = False):
         super().__init__(error.errno, error.strerror or str(error))
-        self.path = Path(path)
+        self.path, self.folder = Path(path), folder
 
     def __str__(self) -> str:
+        if self.folder:
+            return f"cannot create a file in {self.path}: {self.strerror} (nothing was done)"
         return f"cannot write {self.path}: {self.strerror} (the file is unchanged)"
 
 
@@ -32,7 +34,7 @@ def check_writable(folder: Path) -> None:
         with tempfile.TemporaryFile(prefix=".tfdist-writable.", dir=folder):
             pass
     except OSError as error:
-        raise WriteError(folder, error) from None
+        raise WriteError(folder, error, folder=True) from None
 
 
 def write_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
