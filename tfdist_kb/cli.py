@@ -63,7 +63,8 @@ def cmd_errors(args) -> int:
 def cmd_matrix(args) -> int:
     selected = envs.select(args.envs)
     chosen = _chosen_snippets(args.snippets)
-    files.check_writable(evidence.PATH.parent)  # a read-only snippets/ stops the matrix before any run
+    for folder in (evidence.PATH.parent, runner.CACHE):  # a read-only snippets/ or cache stops it before any run
+        files.check_writable(folder)
     all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache, files=chosen)
     broken = [r for r in results.values() if isinstance(r, runner.RunnerError)]
     for error in broken:
