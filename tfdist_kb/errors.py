@@ -1,6 +1,6 @@
 """The error index: which messages each entry answers, and where each was reproduced.
 
-Built from the registry, each page's front matter (`fix`, `signatures`) and the evidence, in one
+Built from the registry, each page's front matter (`fix`, `fix_snippets`, `signatures`) and the evidence, in one
 shape (schema 1) for three readers: the site's `/errors.json`, the data file shipped inside the
 user-facing `tfdist` package (`tfdist/src/tfdist/data/errors.json`, the matcher's data), and the
 site's error index page.
@@ -79,8 +79,10 @@ def build(base: str | None = None) -> dict:
         if entry.status == "published":
             meta, _ = registry.front_matter(entry.page)
             fix, signatures = _declared(entry)
-            item.update({"tags": meta.get("tags") or [], "fix": fix, "signatures": signatures,
-                         "reproduced": reproduced(entry.id, records)})
+            item.update({"tags": meta.get("tags") or [], "fix": fix})
+            if meta.get("fix_snippets"):  # the snippets that do what `fix` says (tests/test_truth_ties.py)
+                item["fix_snippets"] = list(meta["fix_snippets"])
+            item.update({"signatures": signatures, "reproduced": reproduced(entry.id, records)})
         entries.append(item)
     index = {"schema": SCHEMA, "base_url": base, "entries": entries}
     problems = matcher.check(index)  # the matcher's own rules: the one implementation
