@@ -108,7 +108,8 @@ def test_bad_input_gives_one_line_error(args, message):
 def test_environment_whose_versions_differ_from_pins_is_refused(monkeypatch):
     env = envs.default()
     pins = env.pins()
-    monkeypatch.setattr(envs, "installed", lambda e: dict(pins, tensorflow="2.20.0", extra="1.0"))
+    have = {name: envs.Installed(version) for name, version in dict(pins, tensorflow="2.20.0", extra="1.0").items()}
+    monkeypatch.setattr(envs, "distributions", lambda e: have)
     with pytest.raises(envs.EnvError) as error:
         envs.check_pins(env)
     message = str(error.value)
