@@ -32,3 +32,13 @@ def test_entry_without_declared_errors_is_refused(tmp_path, monkeypatch):
     page.write_text("---\nid: TFD001\ntitle: x\ntags: [ema]\nsignatures: ['x']\n---\n# x\n")
     with pytest.raises(errors.DeclarationError, match="needs `fix:`"):
         errors.build()
+
+
+def test_index_carries_each_entrys_fix_snippets():
+    """`fix_snippets` (the snippets that do what `fix` says) reach errors.json as the page declares them."""
+    from tfdist_kb import registry
+
+    for item in errors.build()["entries"]:
+        if item["status"] == "published":
+            declared = registry.front_matter(registry.load()[item["id"]].page)[0].get("fix_snippets")
+            assert item.get("fix_snippets") == (list(declared) if declared else None), item["id"]
