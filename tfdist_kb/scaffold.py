@@ -99,6 +99,7 @@ fix: "$fix"
 '''
 
 PAGE_EN = Template(_HEAD + '''\
+fix_snippets: [$id/fix.py]  # the snippets that do what `fix` says; put the API names `fix` recommends in backticks
 signatures:
   # regular expressions for the message family this entry answers (see docs/contributing.md)
   - 'TODO\\(author\\): replace'
