@@ -9,43 +9,61 @@ import tensorflow as tf
 
 strategy = tf.distribute.MirroredStrategy()
 
+
+def tf_variable(v):
+    # Keras 3 wraps each tf.Variable in a keras.Variable; `.value` is the tf.Variable.
+    return v.value if isinstance(getattr(v, "value", None), tf.Variable) else v
+
+
 with strategy.scope():
-    # MEAN: an update made in replica context is averaged over the replicas
-    w = tf.Variable([1.0, 2.0], name="w", aggregation=tf.VariableAggregation.MEAN)
+    inputs = tf.keras.Input(shape=(3,))
+    hidden = tf.keras.layers.Dense(4, activation="tanh")(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(hidden))  # 4 weights of 4 shapes
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    if hasattr(optimizer, "build"):  # Keras 3 and the Keras 2.11+ optimizers: build in the scope (TFD001)
+        optimizer.build(model.trainable_variables)
+    weights = [tf_variable(v) for v in model.trainable_variables]
     # one EMA object each, created once, outside the per-replica function
     ema_replica = tf.train.ExponentialMovingAverage(0.5, name="ema_replica")
     ema_cross = tf.train.ExponentialMovingAverage(0.5, name="ema_cross")
 
 
 @tf.function
-def train_step():
-    def replica_fn():
-        ctx = tf.distribute.get_replica_context()
-        rid = ctx.replica_id_in_sync_group
-        grad = tf.ones([2]) * tf.cast(rid + 1, tf.float32)  # 1, 2, 3, 4: mean 2.5
-        w.assign_sub(0.1 * grad)  # aggregated: w -= 0.25 once per step
-        ema_replica.apply([w])  # variant 1: inside strategy.run (replica context)
-        return rid
+def train_step(x, y):
+    def replica_fn(x, y):
+        with tf.GradientTape() as tape:
+            per_example = tf.reduce_sum(tf.square(model(x) - y), axis=1)
+            loss = tf.nn.compute_average_loss(per_example, global_batch_size=8)
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        ema_replica.apply(weights)  # variant 1: inside strategy.run (replica context)
+        return tf.distribute.get_replica_context().replica_id_in_sync_group
 
-    rids = strategy.run(replica_fn)
-    ema_cross.apply([w])  # variant 2: after strategy.run (cross-replica context)
+    rids = strategy.run(replica_fn, args=(x, y))
+    ema_cross.apply(weights)  # variant 2: after strategy.run (cross-replica context)
     return rids
 
 
+features = tf.random.stateless_normal((24, 3), seed=(1, 2))  # 3 steps of 8 examples
+labels = tf.random.stateless_normal((24, 1), seed=(3, 4))
+dataset = strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensor_slices((features, labels)).batch(8))
+initial = [v.numpy() for v in weights]
+expected = initial  # the averages start from the weights' initial values
 with strategy.scope():  # trace under the scope: the part outside strategy.run is cross-replica
-    for _ in range(2):
-        rids = train_step()
+    for x, y in dataset:
+        rids = train_step(x, y)
+        expected = [0.5 * e + 0.5 * v.numpy() for e, v in zip(expected, weights)]  # decay 0.5
 
 print("replica ids:", [int(r) for r in strategy.experimental_local_results(rids)])
 assert [int(r) for r in strategy.experimental_local_results(rids)] == [0, 1, 2, 3]
-print("w:", w.numpy().tolist())
-assert np.allclose(w.numpy(), [0.5, 1.5])
-# the averages start from w's initial value [1, 2]; two updates with decay 0.5:
-# [0.875, 1.875] after w = [0.75, 1.75], then [0.6875, 1.6875] after w = [0.5, 1.5]
+assert not any(np.allclose(i, v.numpy()) for i, v in zip(initial, weights))  # every weight trained
 for ema in (ema_replica, ema_cross):
-    avg = ema.average(w)
-    copies = [c.numpy().tolist() for c in strategy.experimental_local_results(avg)]
-    print(avg.name, type(avg).__name__, copies[0], "same on all 4 devices:", copies.count(copies[0]) == 4)
-    assert type(avg).__name__ == "MirroredVariable" and copies.count(copies[0]) == 4
-    assert np.allclose(copies[0], [0.6875, 1.6875]), copies
+    averages = [ema.average(v) for v in weights]
+    copies = [[c.numpy() for c in strategy.experimental_local_results(a)] for a in averages]
+    kinds = sorted({type(a).__name__ for a in averages})
+    same = all(len(c) == 4 and all(np.array_equal(c[0], other) for other in c) for c in copies)
+    right = all(np.allclose(c[0], e, atol=1e-6) for c, e in zip(copies, expected))
+    print("%s: %d averages, %s, same on all 4 devices: %s, equal to the average of the weights after each step: %s"
+          % (ema.name, len(averages), kinds, same, right))
+    assert kinds == ["MirroredVariable"] and same and right
 # --8<-- [end:example]
