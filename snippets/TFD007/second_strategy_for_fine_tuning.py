@@ -1,4 +1,5 @@
 # /// tfdist
+# restart-kernel = "a MirroredStrategy created in a process where another one has already run collective operations starts its collective keys where the first one did (TFD016): a model of other shapes in the cell above makes this one fail"
 # [expect]
 # default = { raises = "RuntimeError", match = "Mixing different tf\\.distribute\\.Strategy objects: <[^>]*MirroredStrategy[^>]*> is not <[^>]*MirroredStrategy" }
 # "tf1.15" = { not-applicable = "TF 1.15: MirroredStrategy() counts GPUs only (1 replica here), and with the 4 logical devices named, its tf.keras fit failed on them even in the fixes (AssertionError when eager, uninitialized replica variables in graph mode)" }
