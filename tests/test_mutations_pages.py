@@ -15,6 +15,24 @@ from tfdist_kb import envs, evidence, expect, macros, pages, registry, runner
 DOCS = registry.DOCS
 
 
+def _text(rendered: str) -> str:
+    """A macro's output as a reader reads it (its marking markup left out)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered))
+
+
+class _Plain:
+    """macros.X(...) as text, each output checked to carry the mark the rendered audit looks for."""
+    def __getattr__(self, name):
+        def call(*args, **kwargs):
+            out = getattr(macros, name)(*args, **kwargs)
+            assert pages.MARK_ATTRIBUTE in out, out
+            return _text(out)
+        return call
+
+
+plain = _Plain()
+
+
 def _new(original: str, mutated: str, entry: str | None = None) -> list[str]:
     """Problems of `mutated` that `original` does not have (line numbers left out)."""
     def strip(problems):
@@ -138,59 +156,29 @@ def test_include_fence_must_be_titled_with_the_file(entry_page):
     assert any("snippet include's fence" in p for p in new), new
 
 
-# ---- (e) typed versions --------------------------------------------------------------------------
+# ---- (e) versions: checked on the rendered pages (tests/test_rendered_audit.py) ---------------------
 
-def test_claim_turned_into_typed_prose(entry_page):
-    text, entry, snippet = entry_page
-    env = envs.default().name
-    said = f'\nIt raises on {{{{ claim("{snippet}", "raises", "{env}") }}}}.\n'
-    typed = f"\nIt passes on {env}.\n"
-    assert _new(text, text + said, entry) == []
-    new = _new(text, text + typed, entry)
-    assert any(f"typed environment name '{env}'" in p and "claim(" in p for p in new), new
-
-
-FLAGGED = ["tf.keras 2.4", "TF 2.15", "TensorFlow 2.16", "tf 2.4.1", "Keras 2.15", "tf-keras 2.21", "tensorflow-cpu 2.1.0",
-           "2.4.1", "1.15.0", "tf2.21-keras3", "`tf2.4`", "tf2.0.4", "tf2.16", "(v2.5.0)"]
-NOT_FLAGGED = ["Python 3.11", "Python 3.11.7", "Keras 3", "TF 2", "TF 1.x", "TF 2.x", "0.5", "1e-3",
-               "tf.keras", "tf.distribute", "`dense/kernel/replica_1`", "4 replicas"]
-
-
-@pytest.mark.parametrize("typed", FLAGGED)
-def test_typed_version_is_flagged(typed):
-    problems = pages.audit(f"# T\n\nIt changed in {typed} somewhere.\n")
-    assert len(problems) == 1 and problems[0].startswith("line 3: typed") and "claim(" in problems[0], problems
-
-
-@pytest.mark.parametrize("prose", NOT_FLAGGED)
-def test_not_a_typed_version(prose):
-    assert pages.audit(f"# T\n\nIt changed in {prose} somewhere.\n") == []
-
-
-def test_where_versions_may_appear():
-    text = ("---\ntitle: Why TF 2.4.1 differs\n---\n\n# Why TF 2.4.1 differs from tf2.5\n\n"
-            "The seed answer says <q>upgrade to TF 2.5.0,\nit fixes tf2.4</q>.\n"
-            '{{ claim("TFD001/x.py", "raises", "tf2.4") }} and {% set v = "TF 2.4.1" %}\n'
-            "<!-- TF 2.4.1 -->\n"
-            '```python title="tensorflow 2.4.1 · tensorflow/x.py"\n'
-            "```\n"
-            '!!! note "Not run: shows the version"\n\n    ```text\n    2.4.1\n    ```\n')
-    assert not [p for p in pages.audit(text) if "typed" in p], pages.audit(text)
-
-
-def test_a_diagram_is_no_code_but_its_labels_are_prose():
-    """A Mermaid fence is drawn, not run, so the audit accepts it; a label typing a release is
-    flagged like a sentence would be (labels use version() too)."""
+def test_a_diagram_is_no_code():
+    """A Mermaid fence is drawn, not run, so the audit accepts it (its labels are checked as rendered)."""
     ok = '# T\n\n```mermaid\nflowchart LR\n  a["Keras 3 optimizer"] --> b["{{ version(\'tf2.4\') }}"]\n```\n'
     assert pages.audit(ok) == []
-    typed = '# T\n\n```mermaid\nflowchart LR\n  a["slots on TF 2.4.1"] --> b\n```\n'
-    problems = pages.audit(typed)
-    assert len(problems) == 1 and problems[0].startswith("line 5: typed"), problems
 
 
 def test_line_numbers_survive_comments_and_macros():
-    text = "# T\n\n<!--\n\n-->\n{{ x(\n) }}\nOn tf2.4 it fails.\n"
+    text = "# T\n\n<!--\n\n-->\n{{ x(\n) }}\n```text\nout\n```\n"
     assert pages.audit(text) == [pages.audit(text)[0]] and pages.audit(text)[0].startswith("line 8:")
+
+
+def test_every_fence_the_audit_accepts_is_marked_for_the_rendered_audit(entry_page):
+    """mark_fences (the build's hook) marks exactly the fences fences() accepts, with kind()'s word."""
+    text, entry, _ = entry_page
+    marked = pages.mark_fences(text)
+    kinds = re.findall(rf'{pages.BLOCK_ATTRIBUTE}="([\w-]+)"', marked)
+    assert kinds and set(kinds) <= set(pages.BLOCK_KINDS)
+    assert len(kinds) == len([m for m in pages.FENCE.finditer(text) if m["info"].strip() not in pages.DIAGRAM_INFO])
+    bare = text + "\n```text\nnot accounted for\n```\n"
+    assert pages.mark_fences(bare).endswith("```text\nnot accounted for\n```\n")
+    assert any("neither a snippet include" in p for p in pages.audit(bare, entry))
 
 
 # ---- the macros against the committed evidence ----------------------------------------------------
@@ -204,10 +192,10 @@ def test_claim_word_changed_from_raises_to_passes():
     else:
         pytest.skip("no current evidence of a raised run")
     name = path.relative_to(runner.SNIPPETS).as_posix()
-    assert macros.claim(name, "raises", env) == macros.version(env)
-    assert macros.claim(name, f"raises {record['exception']}", env) == macros.version(env)
+    assert plain.claim(name, "raises", env) == plain.version(env)
+    assert plain.claim(name, f"raises {record['exception']}", env) == plain.version(env)
     with pytest.raises(ValueError, match=rf"does not 'passes' on {re.escape(env)}"):
-        macros.claim(name, "passes", env)
+        plain.claim(name, "passes", env)
 
 
 # ---- the macros on synthetic evidence ----------------------------------------------------------------
@@ -260,37 +248,37 @@ def world(tmp_path, monkeypatch):
 
 def test_claim_renders_the_named_environments(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
-    assert macros.claim("TFD999/x.py", "raises", "tf2.0.4", "tf1.15") == "TF 1.15.0 and 2.0.4"  # version order
-    assert macros.claim("TFD999/x.py", "raises RuntimeError", "tf1.15") == "TF 1.15.0"
-    assert macros.claim("TFD999/x.py", "raises") == "TF 1.15.0 and 2.0.4"
-    assert macros.claim("TFD999/x.py", "passes", "tf2.21-keras3", "tf2.21-tfkeras") == \
+    assert plain.claim("TFD999/x.py", "raises", "tf2.0.4", "tf1.15") == "TF 1.15.0 and 2.0.4"  # version order
+    assert plain.claim("TFD999/x.py", "raises RuntimeError", "tf1.15") == "TF 1.15.0"
+    assert plain.claim("TFD999/x.py", "raises") == "TF 1.15.0 and 2.0.4"
+    assert plain.claim("TFD999/x.py", "passes", "tf2.21-keras3", "tf2.21-tfkeras") == \
         "TF 2.21.0 with Keras 3.15.1 and TF 2.21.0 with tf-keras 2.21.0"
-    assert macros.claim("TFD999/x.py", "passes") == ("TF 2.1.0, TF 2.2.3, TF 2.21.0 with Keras 3.15.1 and "
+    assert plain.claim("TFD999/x.py", "passes") == ("TF 2.1.0, TF 2.2.3, TF 2.21.0 with Keras 3.15.1 and "
                                                      "TF 2.21.0 with tf-keras 2.21.0")
 
 
 def test_claim_words(world):
     world(tf1_15="timed-out", tf2_0_4="not-applicable", tf2_1_0="wrong")
-    assert macros.claim("TFD999/x.py", "hangs") == "TF 1.15.0"
-    assert macros.claim("TFD999/x.py", "n/a") == "TF 2.0.4"
-    assert macros.claim("TFD999/x.py", "wrong-result") == "TF 2.1.0"
+    assert plain.claim("TFD999/x.py", "hangs") == "TF 1.15.0"
+    assert plain.claim("TFD999/x.py", "n/a") == "TF 2.0.4"
+    assert plain.claim("TFD999/x.py", "wrong-result") == "TF 2.1.0"
     with pytest.raises(ValueError, match="does not 'passes' on tf2.1.0"):
-        macros.claim("TFD999/x.py", "passes", "tf2.1.0")  # a documented wrong result does not pass
+        plain.claim("TFD999/x.py", "passes", "tf2.1.0")  # a documented wrong result does not pass
 
 
 def test_reductions_render_what_each_run_recorded(world, monkeypatch):
     records = world(tf1_15="not-applicable")
     for (_, env), record in records.items():
         record["reduction"] = "ReductionToOneDevice" if env in ("tf2.0.4", "tf2.1.0") else "CollectiveAllReduce (RING)"
-    assert macros.reductions("TFD999/x.py", "tf2.1.0", "tf2.0.4") == "`ReductionToOneDevice` on TF 2.0.4 and 2.1.0"
-    assert macros.reductions("TFD999/x.py", "tf2.2", "tf2.0.4") == \
+    assert plain.reductions("TFD999/x.py", "tf2.1.0", "tf2.0.4") == "`ReductionToOneDevice` on TF 2.0.4 and 2.1.0"
+    assert plain.reductions("TFD999/x.py", "tf2.2", "tf2.0.4") == \
         "`CollectiveAllReduce (RING)` on TF 2.2.3; `ReductionToOneDevice` on TF 2.0.4"
-    assert "tf1.15" not in macros.reductions("TFD999/x.py")  # not run there: nothing to say
+    assert "tf1.15" not in plain.reductions("TFD999/x.py")  # not run there: nothing to say
     records[("snippets/TFD999/x.py", "tf2.2")]["reduction"] = None
     with pytest.raises(ValueError, match=r"no recorded reduction on tf2\.2"):
-        macros.reductions("TFD999/x.py", "tf2.2")
+        plain.reductions("TFD999/x.py", "tf2.2")
     with pytest.raises(ValueError, match="no recorded reduction on tf1.15"):
-        macros.reductions("TFD999/x.py", "tf1.15")
+        plain.reductions("TFD999/x.py", "tf1.15")
 
 
 @pytest.mark.parametrize("args, error", [
@@ -304,88 +292,88 @@ def test_reductions_render_what_each_run_recorded(world, monkeypatch):
 def test_claim_fails_when_the_evidence_disagrees(world, args, error):
     world(tf1_15="raised:ValueError")
     with pytest.raises(ValueError, match=error):
-        macros.claim("TFD999/x.py", *args)
+        plain.claim("TFD999/x.py", *args)
 
 
 def test_claim_on_stale_evidence(world, monkeypatch):
     world(tf1_15="raised:ValueError")
     (runner.SNIPPETS / "TFD999" / "x.py").write_text("print('changed')\n")
     with pytest.raises(macros.StaleEvidence, match="stale: run make matrix"):
-        macros.claim("TFD999/x.py", "raises", "tf1.15")
+        plain.claim("TFD999/x.py", "raises", "tf1.15")
     with pytest.raises(macros.StaleEvidence, match="no snippet"):
-        macros.claim("TFD999/nothing.py", "raises", "tf1.15")
+        plain.claim("TFD999/nothing.py", "raises", "tf1.15")
     monkeypatch.setenv("TFDIST_PREVIEW", "1")
     assert "preview only" in macros.claim("TFD999/x.py", "raises", "tf1.15")
     assert "preview only" in macros.bisection("TFD999/x.py")
     with pytest.raises(ValueError, match="unknown environment"):
-        macros.claim("TFD999/x.py", "raises", "tf9.9")
+        plain.claim("TFD999/x.py", "raises", "tf9.9")
 
 
 def test_claim_mismatch_fails_in_preview_too(world, monkeypatch):
     world(tf1_15="raised:ValueError")
     monkeypatch.setenv("TFDIST_PREVIEW", "1")
     with pytest.raises(ValueError, match="does not 'passes'"):
-        macros.claim("TFD999/x.py", "passes", "tf1.15")
+        plain.claim("TFD999/x.py", "passes", "tf1.15")
 
 
 def test_version(world):
     records = world(tf2_2="not-applicable")
-    assert macros.version("tf1.15") == "TF 1.15.0"
-    assert macros.version("tf2.21-tfkeras") == "TF 2.21.0 with tf-keras 2.21.0"
+    assert plain.version("tf1.15") == "TF 1.15.0"
+    assert plain.version("tf2.21-tfkeras") == "TF 2.21.0 with tf-keras 2.21.0"
     with pytest.raises(ValueError, match="unknown environment 'tf2.4'"):
-        macros.version("tf2.4")
+        plain.version("tf2.4")
     with pytest.raises(ValueError, match="no executed run on tf2.2"):
-        macros.version("tf2.2")
+        plain.version("tf2.2")
     records[("snippets/TFD999/x.py", "tf1.15")]["tensorflow"] = "1.15.2"
     with pytest.raises(ValueError, match="recorded with TensorFlow 1.15.2, but its lock file pins 1.15.0"):
-        macros.version("tf1.15")
+        plain.version("tf1.15")
 
 
 def test_bisection_finds_adjacent_releases(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
-    assert macros.bisection("TFD999/x.py") == ("TF 2.0.4 is the last release that raises it and TF 2.1.0 the first "
+    assert plain.bisection("TFD999/x.py") == ("TF 2.0.4 is the last release that raises it and TF 2.1.0 the first "
                                                "that passes; no TensorFlow release lies between them")
 
 
 def test_bisection_ignores_environments_where_it_does_not_apply(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="not-applicable")
     with pytest.raises(ValueError, match="not adjacent releases: 1.15.2, 2.0.4 lie between them"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
 
 
 def test_bisection_non_adjacent_releases_fail(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_1_0="raised:RuntimeError")
     with pytest.raises(ValueError, match=r"TF 2.1.0 \(raises RuntimeError\) and TF 2.2.3 \(passes\) are not adjacent"
                                          r" releases: 2.1.1, 2.2.0 lie between them"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
 
 
 def test_bisection_two_changes_fail(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_21_keras3="timed-out",
           tf2_21_tfkeras="timed-out")
     with pytest.raises(ValueError, match="changes 2 times, not once"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
     # named environments bisect the first change only
-    assert macros.bisection("TFD999/x.py", "tf1.15", "tf2.0.4", "tf2.1.0").startswith("TF 2.0.4 is the last")
+    assert plain.bisection("TFD999/x.py", "tf1.15", "tf2.0.4", "tf2.1.0").startswith("TF 2.0.4 is the last")
 
 
 def test_bisection_no_change_fails(world):
     world()
     with pytest.raises(ValueError, match="changes 0 times"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
 
 
 def test_bisection_same_release_must_agree(world):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError", tf2_21_keras3="raised:ValueError")
     with pytest.raises(ValueError, match="on TF 2.21.0 differs between environments"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
 
 
 def test_bisection_release_missing_from_the_list(world, monkeypatch):
     world(tf1_15="raised:RuntimeError", tf2_0_4="raised:RuntimeError")
     (macros.RELEASES).write_text("1.15.0\n2.0.4\n")
     with pytest.raises(ValueError, match="TF 2.1.0 is not in releases.txt"):
-        macros.bisection("TFD999/x.py")
+        plain.bisection("TFD999/x.py")
 
 
 def test_release_list_is_final_releases_in_order():
@@ -418,7 +406,7 @@ def test_outcome_fence_is_not_closed_by_the_message(world):
     records = world(tf1_15="raised:ValueError")
     records[("snippets/TFD999/x.py", "tf1.15")].update(message="a\n```\nb", headline="a")
     box = macros.outcome("TFD999/x.py", "tf1.15")
-    assert "````text\n" in box
+    assert '````{.text data-tfd-block="record"}\n' in box
 
 
 def test_outcome_message_is_text_behind_a_disclosure(world):
@@ -442,7 +430,7 @@ def test_outcomes_lists_every_environment_once_per_snippet(world):
     world(tf1_15="raised:ValueError", tf2_0_4="raised:ValueError", tf2_1_0="not-applicable", tf2_2="wrong")
     rendered = macros.outcomes("TFD999")
     rows = re.findall(r'<tr class="tfd-row-(\w+)"><td>.*?</td><td>(.*?)</td></tr>', rendered)
-    listed = {kind: re.findall(r"<code>([^<]+)</code>", chips) for kind, chips in rows}
+    listed = {kind: re.findall(r'<code class="tfd-v" data-tfd-from="envs">([^<]+)</code>', chips) for kind, chips in rows}
     assert listed == {"pass": ["tf2.21-keras3", "tf2.21-tfkeras"], "raised": ["tf1.15", "tf2.0.4"],
                       "na": ["tf2.1.0"], "wrong": ["tf2.2"]}
 
@@ -454,23 +442,25 @@ def test_users_see_groups_wordings_with_their_releases(world):
     records[("snippets/TFD999/x.py", "tf1.15")]["headline"] = "slot under another scope (<obj at 0x…>)"
     records[("snippets/TFD999/x.py", "tf2.0.4")]["headline"] = "slot under another scope (<obj at 0x…>)"
     records[("snippets/TFD999/x.py", "tf2.1.0")]["headline"] = "not a tensor"
-    box = macros.users_see("TFD999/x.py")
+    marked = macros.users_see("TFD999/x.py")
+    assert pages.MARK_ATTRIBUTE in marked
+    box = re.sub(r"<span [^>]*>([^<]*)</span>", r"\1", marked)  # the releases, unmarked; the messages as they are
     assert box.index("TF 2.1.0") < box.index("TypeError: not a tensor") < box.index("TF 1.15.0 and 2.0.4")
     assert box.count("ValueError: slot under another scope (<obj at 0x…>)") == 1
-    assert "```text" in box
+    assert '```{.text data-tfd-block="record"}' in box
 
 
 def test_users_see_shows_the_wrong_output_of_a_silent_failure(world):
     records = world(tf1_15="wrong")
     records[("snippets/TFD999/x.py", "tf1.15")]["stdout"] = "step 1\nreplica ids seen: [0, 0, 0, 0]\ndone"
-    box = macros.users_see("TFD999/x.py", "tf1.15", lines="replica ids")
+    box = plain.users_see("TFD999/x.py", "tf1.15", lines="replica ids")
     assert "replica ids seen: [0, 0, 0, 0]" in box and "step 1" not in box and "without any error" in box
 
 
 def test_users_see_fails_where_nothing_went_wrong(world):
     world()
     with pytest.raises(ValueError, match="neither raised nor printed a wrong result"):
-        macros.users_see("TFD999/x.py")
+        plain.users_see("TFD999/x.py")
 
 
 BOX = '!!! question "What users see"\n    Training stops at once:\n\n    {{ users_see("X/y.py") | indent(4) }}\n\n'

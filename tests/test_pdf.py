@@ -262,24 +262,85 @@ def test_every_page_title_is_printed_and_in_the_outline(books, lang):
     doubled = [mark for mark in bookmarks if len(mark) > 1 and mark[:len(mark) // 2] * 2 == mark]
     assert not doubled, f"bookmarks that read their heading twice: {doubled[:5]}"
     for page in nav_pages():
-        wanted = words(title(source(page, lang)))
+        wanted = heading(page, lang)
         assert squash(wanted) in printed, f"{page}: title {wanted!r} is not printed"
         assert wanted in bookmarks, f"{page}: title {wanted!r} is not in the outline"
+
+
+def heading(page: str, lang: str) -> str:
+    """A page's heading as printed: an entry's starts with its ID (tfdist_kb.pdf)."""
+    wanted = words(title(source(page, lang)))
+    entry = re.fullmatch(r"e/(TFD\d{3})\.md", page)
+    return f"{entry.group(1)} · {wanted}" if entry else wanted
+
+
+URL = re.compile(r"https?://\S+")
+
+
+def entry_heading_problems(bookmarks: list[tuple[str, int]], pages: list[str], lang: str) -> list[str]:
+    """Each entry's heading (its bookmark: the text Chromium drew for the heading) starts with its ID,
+    and the ID is on the entry's first page apart from any address (which also holds the ID)."""
+    problems = []
+    for entry in _published():
+        name = words(title(source(f"e/{entry.id}.md", lang)))
+        found = [(words(t), p) for t, p in bookmarks if words(t).endswith(name)]
+        if not found:
+            problems.append(f"{entry.id}: no bookmark ends with its title {name!r}")
+            continue
+        mark, page = found[0]
+        if not re.match(rf"{entry.id}\b", mark):
+            problems.append(f"{entry.id}: its heading {mark!r} does not carry its ID")
+        if entry.id not in squash(URL.sub(" ", html.unescape(pages[page - 1]))):
+            problems.append(f"{entry.id}: its ID is on page {page} only inside an address")
+    return problems
 
 
 def test_every_entry_has_its_id_and_address_on_its_first_page(books, lang):
     path, book, _ = books[lang]
     pages = pages_text(path)
     marks = {squash(t): p for t, p in outline(path)}
+    assert entry_heading_problems(outline(path), pages, lang) == []
     for entry in _published():
         url = errors.base_url() + ("" if lang == "en" else f"{lang}/") + f"e/{entry.id}/"
-        wanted_title = squash(title(source(f"e/{entry.id}.md", lang)))
+        wanted_title = squash(heading(f"e/{entry.id}.md", lang))
         page = marks.get(wanted_title)
         assert page, f"{entry.id}: no bookmark for {wanted_title!r}"
         text = squash(pages[page - 1])
         assert wanted_title in text and entry.id in text and squash(url) in text, \
             f"{entry.id}: title, ID or {url} missing on page {page}"
         assert book.entries[entry.id] == {"url": url, "page": page}
+
+
+def test_an_entry_heading_that_lost_its_id_is_caught(books, lang):
+    """Mutations of a copy of what poppler read back: the heading of one entry without its ID, and
+    that page's text with the ID left only inside its address."""
+    path, _, _ = books[lang]
+    pages, marks = pages_text(path), outline(path)
+    entry = _published()[0]
+    lost = [(re.sub(rf"^{entry.id}\s*·\s*", "", t), p) for t, p in marks]
+    assert any(f"{entry.id}: its heading" in p for p in entry_heading_problems(lost, pages, lang))
+    page = next(p for t, p in marks if words(t).startswith(entry.id))
+    address_only = list(pages)
+    address_only[page - 1] = re.sub(rf"(?<![/\w]){entry.id}(?!/)", "", address_only[page - 1])
+    assert entry.id in address_only[page - 1]  # still inside the printed address
+    assert any(f"{entry.id}: its ID is on page" in p for p in entry_heading_problems(marks, address_only, lang))
+
+
+def test_every_version_in_the_pdf_is_marked_in_its_html(books, lang):
+    """Every version-like token printed (addresses aside) is one that the print page shows inside an
+    element a macro marked, a cited quotation or a code block (tfdist_kb.pages.marked_tokens); and
+    the print page itself passes the rendered audit."""
+    from tfdist_kb import pages as audit
+
+    path, _, site = books[lang]
+    page = (site / "print_page" / "index.html").read_text(encoding="utf-8")
+    assert audit.rendered_versions(page) == []
+    allowed = audit.marked_tokens(page)
+    text = URL.sub(" ", "\n".join(pages_text(path, "-layout")))
+    unmarked = sorted(set(audit.version_tokens(text)) - allowed)
+    assert not unmarked, f"printed versions no marked element of the print page shows: {unmarked[:20]}"
+    # mutation: a version typed into the printed text is caught
+    assert "9.87" in set(audit.version_tokens(text + " fixed in TF 9.87")) - allowed
 
 
 def test_every_code_block_is_printed(books, lang):

@@ -20,7 +20,7 @@ def _tables(page: str) -> dict[str, list[tuple[str, str, list[str]]]]:
             snippet = html_lib.unescape(re.search(r'<th colspan="2" scope="rowgroup"><code>(.*?)</code>', group).group(1))
             rows = re.findall(r'<tr class="tfd-row-(\w+)"><td>(.*?)</td><td>(.*?)</td></tr>', group, re.DOTALL)
             found.setdefault(snippet, []).extend(
-                (kind, cell, re.findall(r"<code>([^<]+)</code>", chips)) for kind, cell, chips in rows)
+                (kind, cell, re.findall(r"<code[^>]*>([^<]+)</code>", chips)) for kind, cell, chips in rows)
     return found
 
 

@@ -92,7 +92,10 @@ def on_page_markdown(markdown, page, **kwargs):
 
 
 def fence(source, language, class_name, options, md, **kwargs):
-    """pymdownx.superfences formatter for ```mermaid: the SVG `make diagrams` drew, inline."""
+    """pymdownx.superfences formatter for ```mermaid: the SVG `make diagrams` drew, inline. A macro's
+    output in a label is drawn as its text; the figure lists those values (pages.DIAGRAM_VALUES), so
+    the rendered audit accepts a version in a label only where a macro put it."""
+    source, values = unmark(source)
     svg_path = path(source)
     collect = os.environ.get(COLLECT_VARIABLE)
     if collect:
@@ -105,7 +108,23 @@ def fence(source, language, class_name, options, md, **kwargs):
         return (f'<div class="admonition warning"><p class="admonition-title">Diagram not rendered: run '
                 f'<code>{COMMAND}</code></p><pre><code>{html.escape(normalise(source))}</code></pre></div>')
     # data-search-exclude: the labels repeat the text around the figure and would crowd the index.
-    return f'<figure class="tfd-diagram" tabindex="0" data-search-exclude>{svg_path.read_text(encoding="utf-8")}</figure>'
+    from tfdist_kb import pages
+    marked = f' {pages.DIAGRAM_VALUES}="{html.escape(" | ".join(values))}"' if values else ""
+    return (f'<figure class="tfd-diagram" tabindex="0" data-search-exclude{marked}>'
+            f'{svg_path.read_text(encoding="utf-8")}</figure>')
+
+
+MARKED = re.compile(r'<(span|code) class="tfd-v" data-tfd-from="\w+">(.*?)</\1>', re.DOTALL)
+
+
+def unmark(source: str) -> tuple[str, list[str]]:
+    """`source` with each marked macro output (tfdist_kb.macros._from) replaced by its text, and those texts."""
+    values: list[str] = []
+
+    def text(m: re.Match) -> str:
+        values.append(html.unescape(m.group(2)))
+        return values[-1]
+    return MARKED.sub(text, source), values
 
 
 def collect() -> dict[str, dict]:

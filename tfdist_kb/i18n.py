@@ -80,8 +80,8 @@ PHRASES = {
     "verified_on": ("Verified on", "验证环境"),
     "verified_head": ("{snippets} snippet{s}, {runs} runs, each on {replicas} replicas ({devices}), last run {date}:",
                       "{snippets} 个示例，{runs} 次运行，每次 {replicas} 个副本（{devices}），最近一次运行于 {date}："),
-    "verified_line": ("- `{env}`: {label} ({mine} of {total} snippets apply)",
-                      "- `{env}`：{label}（{total} 个示例中 {mine} 个适用）"),
+    "verified_line": ("- {env}: {label} ({mine} of {total} snippets apply)",
+                      "- {env}：{label}（{total} 个示例中 {mine} 个适用）"),
     "fix_label": ("fix: {fix}", "修复：{fix}"),
     "message": ("message", "信息"),
     "reproduced_on": ("reproduced on", "复现于"),
@@ -90,14 +90,14 @@ PHRASES = {
                     "条目 <strong>{id}</strong> · 永久地址 <code>/e/{id}/</code> · 在终端中：<code>tfdist explain {id}</code>"),
     "run_yourself": (
         "\n\n## Run it yourself\n\nEvery example above is a file under `snippets/{id}/`. The same files, as one "
-        "notebook: {notebook} with the recorded outputs of `{env}` that this page shows, or {download} to run it "
+        "notebook: {notebook} with the recorded outputs of {env} that this page shows, or {download} to run it "
         "(it starts with the cell that provides 4 replicas on a machine without 4 GPUs; running it replaces the "
         "recorded outputs with yours). To run one file the way the tests do, in any environment: "
-        "`tfdist run snippets/{id}/<file>.py --env tf2.4`.\n",
+        "<code>tfdist run snippets/{id}/&lt;file&gt;.py --env {env_span}</code>.\n",
         "\n\n## 自己运行\n\n上面的每个示例都是 `snippets/{id}/` 下的一个文件。同样的文件也合成了一个 notebook："
-        "{notebook}（带有本页所示的 `{env}` 记录输出），或{download}自己运行（第一个单元格会在没有 4 块 GPU 的机器上"
+        "{notebook}（带有本页所示的 {env} 记录输出），或{download}自己运行（第一个单元格会在没有 4 块 GPU 的机器上"
         "提供 4 个副本；运行后，记录的输出会被你自己的输出替换）。要像测试那样在任意环境中运行其中一个文件："
-        "`tfdist run snippets/{id}/<文件>.py --env tf2.4`。\n"),
+        "<code>tfdist run snippets/{id}/&lt;文件&gt;.py --env {env_span}</code>。\n"),
     "read_notebook": ("read it", "在线阅读"),
     "download_notebook": ("download {file}", "下载 {file}"),
     # the generated notebooks (tfdist_kb/notebooks.py)

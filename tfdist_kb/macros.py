@@ -19,7 +19,7 @@ import html
 import os
 import re
 
-from . import envs, errors, evidence, expect, i18n, registry, runner
+from . import envs, errors, evidence, expect, i18n, pages, registry, runner
 from .i18n import t
 
 # What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
@@ -33,6 +33,76 @@ class StaleEvidence(ValueError):
 
 def _mark(kind: str, text: str) -> str:
     return f'<span class="tfd-{kind}">{html.escape(text)}</span>'
+
+
+# Every macro output that names a release, an environment or a recorded message carries
+# data-tfd-from (pages.MARK_ATTRIBUTE): "evidence" (the runs), "envs" (envs.toml and the lock files),
+# "snippet" (a piece of a snippet's code, checked to be in it).
+# The rendered audit (tfdist_kb/pages.py, tests/test_rendered_audit.py) accepts a version-like token
+# outside code only inside such an element, or inside a <q cite="..."> quoting a cited report.
+def _from(text: str, source: str = "evidence", tag: str = "span") -> str:
+    return f'<{tag} class="tfd-v" {pages.MARK_ATTRIBUTE}="{source}">{html.escape(text)}</{tag}>'
+
+
+def _env(name: str, tag: str = "code") -> str:
+    """An environment's name, as envs.toml spells it (a name envs.toml does not know is an error)."""
+    _env_names((name,), "env")
+    return _from(name, "envs", tag)
+
+
+def _pinned_words(text: str, who: str) -> str:
+    """`text` typed next to an environment (its `about`, a not-applicable reason), marked: every
+    version-like token in it must name a release the lock files pin (a prefix of one: "TF 1.15"),
+    or a Python of envs.toml; anything else is a ValueError naming it."""
+    pinned = {v for e in envs.load() for v in e.pins().values()} | {e.python for e in envs.load()}
+    for token in pages.version_tokens(text):
+        if not any(v == token or v.startswith(token + ".") for v in pinned):
+            raise ValueError(f"{who}: {token!r} in {text!r} is no release an environment pins "
+                             f"(tfdist_kb/envs/*.txt); name the environment instead")
+    return _from(text, "envs")
+
+
+def printed(snippet: str, text: str, *env_names: str) -> str:
+    """`text`, a piece of what `snippet` printed (in the default environment, or in each named one),
+    as inline code marked from the evidence: a number a page quotes from a run (`w after one step:
+    0.2`) is the recorded one. ValueError where a run did not print it."""
+    names = list(env_names) or [envs.default().name]
+    _env_names(tuple(names), "printed")
+    try:
+        records = _records(snippet, names, "printed")
+    except StaleEvidence as error:
+        if _stale_allowed():
+            return _preview(error)
+        raise
+    missing = [r["env"] for r in records if text not in (r.get("stdout") or "")]
+    if missing:
+        raise ValueError(f"printed(): {snippet} did not print {text!r} on {', '.join(missing)}")
+    return _from(text, "evidence", "code")
+
+
+def in_snippet(snippet: str, text: str) -> str:
+    """`text`, a piece of the code of `snippet` (the file the page includes and every run executed),
+    as inline code marked as from the snippet. ValueError if the file does not hold it."""
+    path = runner.SNIPPETS / snippet
+    if not path.exists() or text not in path.read_text(encoding="utf-8"):
+        raise ValueError(f"in_snippet(): snippets/{snippet} does not contain {text!r}")
+    return _from(text, "snippet", "code")
+
+
+def environment(name: str, field: str = "name") -> str:
+    """An environment of envs.toml as pages show it: its `name` (<code>), its `lock` file name, its
+    `python`, or what it is `about` (every version in it checked against the lock files)."""
+    _env_names((name,), "env")
+    e = next(e for e in envs.load() if e.name == name)
+    if field == "name":
+        return _env(name)
+    if field == "lock":
+        return _from(e.lock.name, "envs", "code")
+    if field == "python":
+        return _from(e.python, "envs")
+    if field == "about":
+        return _pinned_words(e.about, f"envs.toml about of {name}")
+    raise ValueError(f"env(): field {field!r} is not one of name, lock, python, about")
 
 
 def _keras(record: dict) -> str:
@@ -67,9 +137,10 @@ def _indent(text: str, by: str = "    ") -> str:
 
 
 def _fence(text: str) -> str:
-    """A ```text block that no run of backticks in `text` can close."""
+    """A ```text block that no run of backticks in `text` can close, marked as a recorded output
+    (pages.BLOCK_KINDS)."""
     ticks = "`" * max(3, 1 + max(map(len, re.findall(r"`+", text)), default=0))
-    return f"{ticks}text\n{text}\n{ticks}"
+    return f'{ticks}{{.text {pages.BLOCK_ATTRIBUTE}="record"}}\n{text}\n{ticks}'
 
 
 def _stale_allowed() -> bool:
@@ -88,16 +159,17 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
         return f'!!! warning "{t("preview_title")}"\n    {error}\n'
 
     if record["outcome"] == "not-applicable":
-        return f'!!! info "{t("not_run_on", env=env_name)}"\n    {record["reason"]}\n'
+        reason = _pinned_words(record["reason"], f"the not-applicable reason of {snippet} on {env_name}")
+        return f'!!! info "{t("not_run_on", env=_env(env_name))}"\n    {reason}\n'
     if record["outcome"] == "timed-out":
         printed = ("\n\n" + _indent(_fence(record["stdout"]))) if record.get("stdout") else ""
-        return f'!!! failure "{t("timed_out", seconds=record["seconds"], label=_label(record))}"{printed}\n'
+        return f'!!! failure "{t("timed_out", seconds=record["seconds"], label=_from(_label(record)))}"{printed}\n'
     wrong = runner.expectations(runner.SNIPPETS / snippet)[env_name].kind == "prints"
     kind = ("warning" if wrong else "success") if record["outcome"] == "passed" else "failure"
     how = (t("ran_wrong") if wrong else t("passed")) if record["outcome"] == "passed" \
         else t("raised", exception=record["exception"])
     on = t("on_devices", devices=", ".join(record["ran_on"])) if record.get("ran_on") else ""
-    title = t("recorded_run", how=how, label=_label(record), replicas=record["replicas"], on=on)
+    title = t("recorded_run", how=how, label=_from(_label(record)), replicas=record["replicas"], on=on)
     body = []
     if record.get("stdout"):
         body.append(_fence(record["stdout"]))
@@ -135,12 +207,20 @@ def _verdict(kind: str, label: str, said: dict[str, list[str]]) -> str:
     if not said:
         return mark
     if len(said) == 1:
-        body = f'<p><code class="tfd-message">{html.escape(next(iter(said)))}</code></p>'
+        body = f'<p>{_said(kind, next(iter(said)))}</p>'
     else:
-        items = (t("reasons_by_env", envs=", ".join(f"<code>{html.escape(e)}</code>" for e in names),
-                   reason=html.escape(text)) for text, names in said.items())
+        items = (t("reasons_by_env", envs=", ".join(_env(e) for e in names),
+                   reason=_said(kind, text)) for text, names in said.items())
         body = "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
     return f'<details class="tfd-why"><summary>{mark}</summary>{body}</details>'
+
+
+def _said(kind: str, text: str) -> str:
+    """What an outcome cell says behind its label: a recorded message (code), or the declared
+    reason it did not run (its versions checked against the lock files)."""
+    if kind == "na":
+        return _pinned_words(text, "a not-applicable reason")
+    return f'<code class="tfd-message" {pages.MARK_ATTRIBUTE}="evidence">{html.escape(text)}</code>'
 
 
 def _rows(path, env_list, records: dict) -> list[tuple[str, str, dict[str, list[str]], list[str]]]:
@@ -172,7 +252,7 @@ def outcomes(entry: str | None = None) -> str:
         out.append(f'<tbody><tr><th colspan="2" scope="rowgroup"><code>{html.escape(path.parent.name)}/'
                    f'{html.escape(path.name)}</code></th></tr>')
         for kind, label, said, names in _rows(path, env_list, records):
-            chips = " ".join(f"<code>{html.escape(n)}</code>" for n in names)
+            chips = " ".join(_env(n) for n in names)
             out.append(f'<tr class="tfd-row-{kind}"><td>{_verdict(kind, label, said)}</td><td>{chips}</td></tr>')
         out.append("</tbody>")
     out += ["</table>", "</div>"]
@@ -243,7 +323,7 @@ def claim(snippet: str, said: str, *env_names: str) -> str:
         raise ValueError(f"claim(): {snippet} does not {said!r} on {', '.join(wrong)} (recorded: {recorded})")
     if not holds:
         raise ValueError(f"claim(): {snippet} {said!r} in no environment (recorded: {recorded})")
-    return _releases_prose(holds)
+    return _from(_releases_prose(holds))
 
 
 def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
@@ -279,7 +359,7 @@ def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
     blocks = []
     for (said, _), runs in shown.items():
         kind = "users_see_on" if runs[0]["outcome"] == "raised" else "users_see_printed"
-        blocks.append(f"{t(kind, releases=_releases_prose(runs))}\n\n{_fence(said)}")
+        blocks.append(f"{t(kind, releases=_from(_releases_prose(runs)))}\n\n{_fence(said)}")
     return "\n\n".join(blocks)
 
 
@@ -302,7 +382,7 @@ def reductions(snippet: str, *env_names: str) -> str:
     groups: dict[str, list[dict]] = {}
     for record in ran:
         groups.setdefault(record["reduction"], []).append(record)
-    return t("groups_sep").join(t("reduced_on", how=f"`{how}`", releases=_releases_prose(runs))
+    return t("groups_sep").join(t("reduced_on", how=f"`{how}`", releases=_from(_releases_prose(runs)))
                                 for how, runs in groups.items())
 
 
@@ -333,7 +413,7 @@ def version(env_name: str) -> str:
         if _stale_allowed():
             return _preview(problem)
         raise StaleEvidence(problem)
-    return _release(max(ran, key=lambda r: bool(r.get("keras"))))
+    return _from(_release(max(ran, key=lambda r: bool(r.get("keras")))))
 
 
 def _releases() -> list[str]:
@@ -382,7 +462,7 @@ def bisection(snippet: str, *env_names: str) -> str:
         if not word.startswith("raises"):
             return t(f"verb_{word}")
         return t("verb_raises", exception=word[len("raises "):]) if other.startswith("raises ") else t("verb_raises_it")
-    return t("bisection", before=before, was=verb(was, now), after=after, now=verb(now, was))
+    return t("bisection", before=_from(before), was=verb(was, now), after=_from(after), now=verb(now, was))
 
 
 def verified_on(entry: str | None = None, page=None) -> str:
@@ -405,7 +485,7 @@ def verified_on(entry: str | None = None, page=None) -> str:
     for env in envs.load():
         mine = [r for r in ran if r["env"] == env.name]
         if mine:
-            lines.append(t("verified_line", env=env.name, label=_label(mine[0]), mine=len(mine), total=len(paths)))
+            lines.append(t("verified_line", env=_env(env.name), label=_from(_label(mine[0])), mine=len(mine), total=len(paths)))
     head = t("verified_head", snippets=len(paths), s="s" if len(paths) != 1 else "", runs=len(ran), replicas=runner.REPLICAS,
              devices="; ".join(devices), date=dates[-1])
     return f'!!! success "{t("verified_on")}"\n    {head}\n\n' + _indent("\n".join(lines)) + "\n"
@@ -450,7 +530,7 @@ def error_index() -> str:
         out.append(f"| {t('message')} | {t('reproduced_on')} |\n|---|---|")
         for (exception, headline), runs in groups.items():
             text = html.escape(f"{exception}: {headline}").replace("|", "&#124;")
-            out.append(f"| <code>{text}</code> | {_releases_prose(runs)} |")
+            out.append(f'| <code {pages.MARK_ATTRIBUTE}="evidence">{text}</code> | {_from(_releases_prose(runs))} |')
         out.append("")
     return "\n".join(out) + "\n"
 
@@ -460,8 +540,10 @@ def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it
 
 
 def define_env(env):  # mkdocs-macros entry point
-    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see, reductions):
+    for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see, reductions,
+                  printed, in_snippet):
         env.macro(macro)
+    env.macro(environment, "env")  # {{ env("tf2.4") }}, {{ env("tf2.4", "about") }}
     env.variables["envs"] = envs.load()
     env.variables["tags"] = registry.TAGS
 

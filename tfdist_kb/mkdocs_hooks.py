@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
-from tfdist_kb import envs, errors, evidence, i18n, notebooks, registry
+from tfdist_kb import envs, errors, evidence, i18n, macros, notebooks, pages, registry
 from tfdist_kb.i18n import t
 
 _OUT: Path | None = None  # errors.json and the search script of the build under way
@@ -97,6 +97,7 @@ def on_page_markdown(markdown, page, config, files):
     """Show an entry's permanent ID under its title (the ID lives in the front matter only), and
     end the entry with how to run it."""
     i18n.set_language(i18n.page_language(page))
+    markdown = pages.mark_fences(markdown)  # each code block's kind, for the rendered audit (pages.BLOCK_KINDS)
     entry_id = page.meta.get("id")
     if not entry_id:
         return markdown
@@ -111,7 +112,8 @@ def on_page_markdown(markdown, page, config, files):
                                page.file.url)
         download = (f'<a href="{raw}" download="{entry_id}.ipynb" type="application/x-ipynb+json">'
                     f'{t("download_notebook", file=f"{entry_id}.ipynb")}</a>')
-        markdown += t("run_yourself", id=entry_id, env=envs.default().name, download=download,
+        markdown += t("run_yourself", id=entry_id, env=macros.environment(envs.default().name),
+                      env_span=macros._env(envs.default().name, "span"), download=download,
                       notebook=f"[{t('read_notebook')}](../notebooks/{entry_id}.ipynb)")
     return markdown
 

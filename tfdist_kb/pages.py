@@ -4,8 +4,10 @@ altered copies of it.
 
 Checked: no pytest skip marker anywhere (a skipped block would count as executed); every fenced
 block is a snippet include, an executed block, a source quote of a pinned release, a Mermaid
-diagram (its labels count as prose), or inside a "Not run: <reason>" admonition; an entry page includes each of its snippets and shows an outcome()
-of each; prose types no version or environment name (claim() and version() render them). HTML
+diagram, or inside a "Not run: <reason>" admonition (kind(); the hook marks each such block, and
+the rendered audit (h) fails every block it did not mark); an entry page includes each of its
+snippets and shows an outcome() of each. Versions are checked where readers see them, in the
+rendered output (i): the Markdown is not audited for them, since no list of spellings is complete. HTML
 comments are removed before anything else is read, so nothing inside one counts. An entry page and
 its snippets keep no placeholder of `make new-entry` (`TODO(author)`), comments included. An entry
 page opens with a "What users see" box whose message a macro renders from the evidence.
@@ -23,13 +25,11 @@ INCLUDE = re.compile(r'^--8<-- "(?P<target>TFD\d{3}/[\w-]+\.py):example"$')
 RUNNER_INCLUDE = '--8<-- "replicas.py"'  # the device setup the runner executes before every snippet
 QUOTE = re.compile(r'title="(?P<dist>[\w.-]+) (?P<version>[\w.]+) · (?P<path>[\w./-]+)"')
 EXECUTED_INFO = {"python", "bash", "sh"}  # collected by pytest-codeblocks as they are
-DIAGRAM_INFO = {"mermaid"}  # drawn as SVG by tfdist_kb.diagrams: no code; its text is prose (checked below)
+DIAGRAM_INFO = {"mermaid"}  # drawn as SVG by tfdist_kb.diagrams: no code block; its labels are checked as rendered (i)
 COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 MACRO = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 OUTCOME_CALL = re.compile(r"""\boutcome\(\s*["'](?P<target>TFD\d{3}/[\w-]+\.py)["']""")
-QUOTATION = re.compile(r"<q\b[^>]*>.*?</q>", re.DOTALL | re.IGNORECASE)
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-TITLE = re.compile(r"^# .*$", re.MULTILINE)
 INLINE_CODE = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
 
 # (a) pytest-codeblocks acts on a line that, stripped, starts with "<!--", optional dashes and
@@ -39,15 +39,6 @@ SKIP_MARKERS = [re.compile(r"<!--(?:(?!-->).)*?pytest", re.DOTALL | re.IGNORECAS
                 re.compile(r"\bimportorskip\b|\bpytest\s*\.\s*(?:skip|xfail)\s*\(|\bpytest\s*\.\s*mark\s*\.\s*(?:skip|xfail)",
                            re.IGNORECASE)]
 NOT_SKIPPING = re.compile(r"^\s*<!--[-\s]*pytest-codeblocks:[-\s]*(?:cont|expected-output(?:-ignore-whitespace)?)[-\s]*-->\s*$")
-
-# (e) typed versions: an environment name (or what looks like one), a named TensorFlow/Keras
-# release, a bare three-part version number.
-ENV_LIKE = re.compile(r"(?<![\w.-])tf\d+\.\d+[\w.-]*(?<![.-])", re.IGNORECASE)
-NAMED = re.compile(r"(?<![\w.-])(?:tensorflow(?:[-_](?:cpu|gpu))?|tf(?:[-_.]keras)?|keras)[ \t]+v?\d+\.\d+(?:\.\d+)*",
-                   re.IGNORECASE)
-BARE = re.compile(r"(?<![\w.])v?\d+\.\d+\.\d+(?:\.\d+)*(?![\w])")
-PYTHON_BEFORE = re.compile(r"python[ \t]+$", re.IGNORECASE)
-ADVICE = 'use {{ claim(...) }} or {{ version(...) }}, or quote it inside <q>...</q>'
 
 # (f) what `make new-entry` (tfdist_kb/scaffold.py) leaves for the author: plain or regex-escaped.
 PLACEHOLDER = re.compile(r"TODO\\?\(author\\?\)")
@@ -98,13 +89,15 @@ def _pinned(dist: str, version: str) -> bool:
 
 
 def fences(text: str, skipped: list | None = None) -> list[str]:
-    """(b) Every fenced block is accounted for; `text` has its comments removed. Quotes that only an
-    environment not built here could check are appended to `skipped`."""
+    """(b) Every fenced block is accounted for, as kind() (the same function that marks the rendered
+    blocks) sees it, and each include and quote checked; `text` has its comments removed. Quotes that
+    only an environment not built here could check are appended to `skipped`."""
     problems = []
     for m in FENCE.finditer(text):
         info, body, line = m["info"].strip(), m["body"], _line(text, m.start())
+        found = kind(m["info"], body, text, m.start(), m["indent"])
         include, quote = INCLUDE.match(body.strip()), QUOTE.search(info)
-        if body.strip() == RUNNER_INCLUDE or info in EXECUTED_INFO or info in DIAGRAM_INFO:
+        if found in ("setup", "executed") or info in DIAGRAM_INFO:
             continue  # the runner's own setup, shown as it runs; a block pytest-codeblocks runs; a diagram
         if include:
             wanted = f'python title="snippets/{include["target"]}"'
@@ -114,7 +107,7 @@ def fences(text: str, skipped: list | None = None) -> list[str]:
                 problems.append(f"line {line}: a snippet include's fence must be ```{wanted}, not ```{info}")
         elif quote:
             dist, version, path = quote["dist"], quote["version"], quote["path"]
-            if not _pinned(dist, version):
+            if found != "quote":
                 problems.append(f"line {line}: source quote of {dist} {version}: no environment pins "
                                 f"{dist}=={version} (tfdist_kb/envs/*.txt); quote a release an environment pins")
                 continue
@@ -126,10 +119,61 @@ def fences(text: str, skipped: list | None = None) -> list[str]:
                 problems.append(f"line {line}: {path} is not in {dist} {version}")
             elif body.rstrip("\n") not in source.read_text():
                 problems.append(f"line {line}: quote is not a verbatim excerpt of {dist} {version} {path}")
-        elif not _not_run_admonition(text, m.start(), m["indent"]):
+        elif found is None:
             problems.append(f"line {line}: ```{info} block is neither a snippet include, an executed block, "
                             f"a checked source quote, nor inside a '!!! note \"Not run: <reason>\"' admonition")
     return problems
+
+
+# ---- (h) every code block accounted for, on the rendered page ----------------------------------
+# The hook (tfdist_kb/mkdocs_hooks.py, on_page_markdown, after the macros) gives each fence the audit
+# accounts for an attribute naming its kind; the macros mark the outputs they fence themselves
+# ("record"). The rendered audit fails every <pre> without one: an indented block, a fence nothing
+# accounts for, a <pre> typed as HTML.
+BLOCK_ATTRIBUTE = "data-tfd-block"
+BLOCK_KINDS = {"snippet": "an included, executed snippet", "setup": "the runner's device setup, as it runs",
+               "executed": "a block pytest-codeblocks executes", "quote": "a source quote of a pinned release",
+               "not-run": "inside a 'Not run: <reason>' admonition", "record": "a recorded output (a macro)"}
+
+
+def kind(info: str, body: str, text: str, start: int, indent: str) -> str | None:
+    """What the fence at `start` of `text` (comments removed) is, as BLOCK_KINDS names it; None for a
+    fence nothing accounts for (the audit says why) and for a diagram (drawn: no code block)."""
+    info = info.strip()
+    if body.strip() == RUNNER_INCLUDE:
+        return "setup"
+    if info in EXECUTED_INFO:
+        return "executed"
+    include, quote = INCLUDE.match(body.strip()), QUOTE.search(info)
+    if include:
+        ok = (runner.SNIPPETS / include["target"]).exists() and info == f'python title="snippets/{include["target"]}"'
+        return "snippet" if ok else None
+    if quote:
+        return "quote" if _pinned(quote["dist"], quote["version"]) else None
+    if info not in DIAGRAM_INFO and _not_run_admonition(text, start, indent):
+        return "not-run"
+    return None
+
+
+OPTION = re.compile(r'^(?P<lang>[\w+#.-]+)?(?P<options>(?:\s+[\w-]+="[^"]*")*)\s*$')
+
+
+def mark_fences(markdown: str) -> str:
+    """`markdown` with every fence the audit accounts for opened in pymdownx.superfences' brace form,
+    carrying BLOCK_ATTRIBUTE="<kind>" (its language and options kept); other fences as they were."""
+    clean = _blank(markdown, COMMENT)
+    out, end = [], 0
+    for m in FENCE.finditer(clean):
+        found, info = kind(m["info"], m["body"], clean, m.start(), m["indent"]), m["info"].strip()
+        parts = OPTION.match(info)
+        if found is None or parts is None or info.startswith("{"):
+            continue
+        lang = f'.{parts["lang"]} ' if parts["lang"] else ""
+        opening = f'{m["indent"]}{m["fence"]}{{{lang}{parts["options"].strip()} {BLOCK_ATTRIBUTE}="{found}"}}'
+        line_end = markdown.index("\n", m.start())
+        out += [markdown[end:m.start()], opening]
+        end = line_end
+    return "".join(out) + markdown[end:]
 
 
 def _not_run_admonition(text: str, start: int, indent: str) -> bool:
@@ -197,37 +241,6 @@ def users_see_box(text: str) -> list[str]:
             f"or move a cited wording into a fold" for m in TYPED_MESSAGE.finditer(top)]
 
 
-def prose(text: str) -> str:
-    """The prose of a page: `text` (comments removed) without front matter, the H1 title, fenced
-    code (with source-quote titles), macro calls and <q> quotations, blanked in place. A diagram's
-    text stays: a label may no more type a version than a sentence."""
-    def code(m: re.Match) -> str:
-        keep = (m.start("body"), m.end("body")) if m["info"].strip() in DIAGRAM_INFO else (m.end(), m.end())
-        whole, start = m.group(0), m.start()
-        return (re.sub(r"[^\n]", " ", whole[:keep[0] - start]) + whole[keep[0] - start:keep[1] - start]
-                + re.sub(r"[^\n]", " ", whole[keep[1] - start:]))
-    text = FENCE.sub(code, _blank(text, FRONT_MATTER))
-    for pattern in (MACRO, QUOTATION):
-        text = _blank(text, pattern)
-    title = TITLE.search(text)
-    return text[:title.start()] + " " * len(title.group(0)) + text[title.end():] if title else text
-
-
-def typed_versions(text: str) -> list[str]:
-    """(e) Environment names and TensorFlow/Keras versions typed in prose; `text` has its comments removed."""
-    text = prose(text)
-    problems, taken = [], []
-    for kind, pattern in (("environment name", ENV_LIKE), ("version", NAMED), ("version", BARE)):
-        for m in pattern.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            if pattern is BARE and PYTHON_BEFORE.search(text[:m.start()].rsplit("\n", 1)[-1]):
-                continue
-            taken.append(m.span())
-            problems.append((m.start(), f"line {_line(text, m.start())}: typed {kind} {m.group(0)!r}: {ADVICE}"))
-    return [p for _, p in sorted(problems)]
-
-
 def audit(text: str, entry: str | None = None, skipped: list | None = None) -> list[str]:
     """Every problem of the page `text`, in line order. `entry` (default: the front matter's id) is
     the entry whose snippets the page must show; quotes not checkable here go to `skipped`."""
@@ -236,7 +249,7 @@ def audit(text: str, entry: str | None = None, skipped: list | None = None) -> l
         meta = re.search(r"^id:\s*(TFD\d{3})\s*$", match.group(0), re.MULTILINE) if match else None
         entry = meta.group(1) if meta else None
     clean = _blank(text, COMMENT)
-    problems = skip_markers(text) + fences(clean, skipped) + typed_versions(clean)
+    problems = skip_markers(text) + fences(clean, skipped)
     if entry:
         problems += snippets_shown(clean, entry) + placeholders(text, entry) + users_see_box(clean)
     return sorted(problems, key=lambda p: int(p.split(":")[0].split()[1]))
@@ -245,3 +258,177 @@ def audit(text: str, entry: str | None = None, skipped: list | None = None) -> l
 def audit_docs(docs: Path = registry.DOCS) -> dict[str, list[str]]:
     """{page path relative to docs: its problems} for every page under `docs`."""
     return {page.relative_to(docs).as_posix(): audit(page.read_text()) for page in sorted(docs.rglob("*.md"))}
+
+
+# ---- (i) versions only where the evidence put them: the rendered output ---------------------------
+# Checked on what readers get (the built HTML of both languages, errors.json, the PDF text), whatever
+# the Markdown spelled: every version-like token (digits, a dot, digits; after Unicode normalisation,
+# so a no-break space, a full-width digit or an entity changes nothing) outside code blocks must lie
+# inside an element a macro marked (MARK_ATTRIBUTE: from the evidence or from envs.toml and its
+# locks), inside a <q cite="https://..."> that quotes a cited report, or, in a drawn diagram, be one
+# of the values the macros gave its labels (DIAGRAM_VALUES, tfdist_kb/diagrams.py).
+import html as _html  # noqa: E402
+import html.parser  # noqa: E402
+import unicodedata  # noqa: E402
+
+MARK_ATTRIBUTE = "data-tfd-from"
+MARK_SOURCES = {"evidence", "envs", "snippet"}
+DIAGRAM_VALUES = "data-tfd-values"
+VERSION = re.compile(r"\d+(?:[ \t]*\.[ \t]*\d+)+")
+CITED = re.compile(r"^https://(?!127\.0\.0\.1|localhost)[\w.-]+\.[a-z]{2,}/\S+$")
+CODE_TAGS = {"pre", "script", "style", "template", "textarea"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+TEXT_ATTRIBUTES = ("title", "alt", "aria-label")
+RENDERED_ADVICE = (f"render it with a macro (claim, version, bisection, outcome, users_see, env: their output "
+                   f"carries {MARK_ATTRIBUTE}), or quote a cited report inside <q cite=\"https://...\">")
+
+
+def normalised(text: str) -> str:
+    """`text` as a reader sees it: entities resolved, Unicode compatibility forms folded (no-break
+    and full-width spaces, full-width digits and dots), zero-width characters dropped."""
+    text = unicodedata.normalize("NFKC", _html.unescape(text))
+    return re.sub(r"[\u200b-\u200d\u2060\ufeff\u00ad]", "", text)
+
+
+def version_tokens(text: str) -> list[str]:
+    """The version-like tokens of `text` (spaces around the dots removed): "2.6", "3.11.7"."""
+    return [re.sub(r"\s", "", m.group(0)) for m in VERSION.finditer(normalised(text))]
+
+
+class _Rendered(html.parser.HTMLParser):
+    """Walks a built page: version tokens in text (and in title/alt/aria-label) that no marked
+    element, cited quotation or code block holds; <pre> blocks that carry no BLOCK_ATTRIBUTE."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, bool, frozenset, bool]] = []  # (tag, exempt, diagram values, block kind)
+        self.unmarked: list[tuple[str, str]] = []
+        self.bare: list[str] = []
+        self.last_text = ""
+
+    def _state(self):
+        return self.stack[-1][1:] if self.stack else (False, frozenset(), False)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        exempt, values, block = self._state()
+        block = block or bool(attrs.get(BLOCK_ATTRIBUTE) in BLOCK_KINDS)
+        if tag == "pre" and not block:
+            self.bare.append(self.last_text.strip()[-60:])
+        exempt = (exempt or tag in CODE_TAGS or attrs.get(MARK_ATTRIBUTE) in MARK_SOURCES or block
+                  or (tag == "q" and bool(CITED.match(attrs.get("cite") or ""))))
+        if attrs.get(DIAGRAM_VALUES) is not None:
+            values = values | frozenset(version_tokens(attrs[DIAGRAM_VALUES]))
+        if not exempt:
+            for name in TEXT_ATTRIBUTES:
+                self._check(attrs.get(name) or "", values, f'{tag} {name}="..."')
+        if tag not in VOID:
+            self.stack.append((tag, exempt, values, block))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID and self.stack and self.stack[-1][0] == tag:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i][0] == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        exempt, values, _ = self._state()
+        if data.strip():
+            self.last_text = data
+        if not exempt:
+            self._check(data, values, None)
+
+    def _check(self, text, values, where):
+        text = normalised(text)
+        for m in VERSION.finditer(text):
+            token = re.sub(r"\s", "", m.group(0))
+            if token not in values:
+                context = " ".join(text[max(0, m.start() - 40):m.end() + 20].split())
+                self.unmarked.append((token, f"{where}: {context}" if where else context))
+
+
+def _walk(page: str) -> _Rendered:
+    parser = _Rendered()
+    parser.feed(page)
+    parser.close()
+    return parser
+
+
+def rendered_versions(page: str) -> list[str]:
+    """(i) Every version-like token of a built HTML page that is neither code nor marked."""
+    return [f"version-like {token!r} outside code and outside marked output ({context!r}): {RENDERED_ADVICE}"
+            for token, context in _walk(page).unmarked]
+
+
+def rendered_blocks(page: str) -> list[str]:
+    """(h) Every <pre> of a built HTML page that carries no BLOCK_ATTRIBUTE naming its kind."""
+    return [f"code block after {text!r} is unaccounted for: a code block is a snippet include, a block "
+            f"pytest-codeblocks runs, a checked source quote, or inside a '!!! note \"Not run: <reason>\"' "
+            f"admonition (an indented block is none of them: fence it)" for text in _walk(page).bare]
+
+
+def marked_tokens(page: str) -> set[str]:
+    """The version tokens a built page shows inside marked elements, cited quotations, code blocks and
+    diagrams' macro values: the tokens its printed text may hold (the PDF is checked against them)."""
+    found: set[str] = set()
+
+    class Collect(html.parser.HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.stack: list[tuple[str, bool]] = []
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            inside = (bool(self.stack and self.stack[-1][1]) or attrs.get(MARK_ATTRIBUTE) in MARK_SOURCES
+                      or (tag == "q" and bool(CITED.match(attrs.get("cite") or ""))) or tag in CODE_TAGS
+                      or attrs.get(BLOCK_ATTRIBUTE) in BLOCK_KINDS)
+            if attrs.get(DIAGRAM_VALUES):
+                found.update(version_tokens(attrs[DIAGRAM_VALUES]))
+            if tag not in VOID:
+                self.stack.append((tag, inside))
+
+        def handle_endtag(self, tag):
+            for i in range(len(self.stack) - 1, -1, -1):
+                if self.stack[i][0] == tag:
+                    del self.stack[i:]
+                    return
+
+        def handle_data(self, data):
+            if self.stack and self.stack[-1][1]:
+                found.update(version_tokens(data))
+
+    parser = Collect()
+    parser.feed(page)
+    parser.close()
+    return found
+
+
+EVIDENCE_FIELDS = {"reproduced"}  # errors.json: what tfdist_kb.errors copies from the runs
+ADDRESS_FIELDS = {"base_url", "url", "path"}  # the site's address (an IP is no version)
+
+
+def plain_versions(index, where: str = "") -> list[str]:
+    """(i) errors.json (the site's and the package's): no version-like token in any field the
+    pages' front matter or the registry fills (titles, fixes, tags, signatures), only in the
+    fields generated from the evidence (each entry's `reproduced`)."""
+    problems = []
+    if isinstance(index, dict):
+        for key, value in index.items():
+            if key in EVIDENCE_FIELDS or key in ADDRESS_FIELDS:
+                continue
+            problems += plain_versions(value, f"{where}.{key}" if where else key)
+    elif isinstance(index, list):
+        for n, value in enumerate(index):
+            name = value.get("id") if isinstance(value, dict) and value.get("id") else n
+            problems += plain_versions(value, f"{where}[{name}]")
+    elif isinstance(index, str):
+        text = index.replace("\\.", ".")  # a signature's escaped dot reads as a dot
+        problems += [f"{where}: version-like {token!r} in {index[:80]!r}: a title, fix or signature types no "
+                     f"version (the releases an error was reproduced on come from the evidence)"
+                     for token in version_tokens(text)]
+    return problems

@@ -211,10 +211,18 @@ PREPARE = r"""
     report.notes += notes.length;
   }
 
-  // Each entry: its ID and permanent address on its first page, under the title.
+  // Each entry: its ID in its heading (so in its bookmark), and its permanent address on its first
+  // page, under the title.
   for (const [key, e] of Object.entries(entries)) {
     const section = document.getElementById(key);
     if (!section) continue;
+    const heading = section.querySelector("h1");
+    if (heading && !heading.querySelector(".tfd-pdf-id")) {
+      const id = document.createElement("span");
+      id.className = "tfd-pdf-id";
+      id.textContent = `${e.id} · `;
+      heading.prepend(id);
+    }
     // (the first paragraph of Chinese prose in an entry: which font draws it is checked)
     const cjk = [...section.querySelectorAll("p")].find((p) => /[\u4e00-\u9fff]/.test(p.textContent));
     if (cjk && !document.querySelector("[data-tfd-pdf-cjk]")) cjk.setAttribute("data-tfd-pdf-cjk", "");

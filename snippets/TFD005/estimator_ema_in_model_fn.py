@@ -3,8 +3,8 @@
 # default = "passes"
 # "tf1.15" = { raises = "RuntimeError", match = "Tried to create variable dense/kernel/replica_1/ExponentialMovingAverage/ with mismatching name on device 1" }
 # "tf2.0.4" = { raises = "RuntimeError", match = "Tried to create variable dense/kernel/replica_1/ExponentialMovingAverage/ with mismatching name on device 1" }
-# "tf2.21-keras3" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
-# "tf2.21-tfkeras" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
+# "tf2.21-keras3" = { not-applicable = "this TensorFlow has no tf.estimator (its release notes list the removal)" }
+# "tf2.21-tfkeras" = { not-applicable = "this TensorFlow has no tf.estimator (its release notes list the removal)" }
 # ///
 # --8<-- [start:example]
 import shutil

@@ -1,8 +1,8 @@
 # /// tfdist
 # [expect]
 # default = "passes"
-# "tf2.21-keras3" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
-# "tf2.21-tfkeras" = { not-applicable = "this TensorFlow has no tf.estimator (removed in TF 2.16, per its release notes)" }
+# "tf2.21-keras3" = { not-applicable = "this TensorFlow has no tf.estimator (its release notes list the removal)" }
+# "tf2.21-tfkeras" = { not-applicable = "this TensorFlow has no tf.estimator (its release notes list the removal)" }
 # ///
 # --8<-- [start:example]
 import shutil
