@@ -476,7 +476,7 @@ def test_the_browser_matches_as_tfdist_explain_does(desktop, index):
 
 def test_search_finds_chinese_terms(desktop):
     """A Chinese word (segmented by jieba at build time) finds the entry it names among the first 3
-    pages: with 15 entries, several are about optimizers, replicas or moving averages."""
+    pages: with 16 entries, several are about optimizers, replicas or moving averages."""
     _check_searches(desktop, "zh", [(q, {e}, "", 3) for q, e in CHINESE_TERMS], paste=False)
 
 
