@@ -17,8 +17,9 @@ run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2
 
 with strategy.scope():
     inputs = tf.keras.Input(shape=(3,))
-    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
-    optimizer = tf.keras.optimizers.SGD(0.1)
+    hidden = tf.keras.layers.Dense(4, activation="tanh")(inputs)
+    model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(hidden))
+    optimizer = tf.keras.optimizers.Adam(0.01)  # with slots
     if hasattr(optimizer, "build"):  # its variables created here, in the scope (TFD001)
         optimizer.build(model.trainable_variables)
 
@@ -43,12 +44,13 @@ def train_step(batch):
 for batch in dataset:
     ids = train_step(batch)
 replica_ids = [int(i) for i in strategy.experimental_local_results(ids)]
-kernel = model.trainable_variables[0]
-kernel = kernel.value if isinstance(getattr(kernel, "value", None), tf.Variable) else kernel  # Keras 3
-copies = [c.numpy() for c in strategy.experimental_local_results(kernel)]
+weights = [v.value if isinstance(getattr(v, "value", None), tf.Variable) else v  # Keras 3: the tf.Variable
+           for v in model.trainable_variables]
+copies = [[c.numpy() for c in strategy.experimental_local_results(v)] for v in weights]
+identical = all(len(c) == 4 and all((other == c[0]).all() for other in c) for c in copies)
 print("replica ids:", replica_ids)
 print("optimizer steps:", int(optimizer.iterations.numpy()))
-print("kernel copies identical:", all((c == copies[0]).all() for c in copies))
+print("copies of all %d weights identical:" % len(weights), identical)
 assert replica_ids == [0, 1, 2, 3] and int(optimizer.iterations.numpy()) == 4
-assert len(copies) == 4 and all((c == copies[0]).all() for c in copies)
+assert len(weights) == 4 and identical
 # --8<-- [end:example]
