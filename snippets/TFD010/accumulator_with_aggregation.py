@@ -35,11 +35,20 @@ def step():
     run(replica_fn)
 
 
+def copies():
+    return {name: [v.numpy().item() for v in strategy.experimental_local_results(var)]
+            for name, var in (("total", total), ("steps", steps), ("summed", summed))}
+
+
 for _ in range(2):  # 2 steps
     step()
-copies = {name: [v.numpy().item() for v in strategy.experimental_local_results(var)]
-          for name, var in (("total", total), ("steps", steps), ("summed", summed))}
-for name, values in copies.items():
+for name, values in copies().items():
     print("copies of %s:" % name, values)
-assert copies == {"total": [20.0] * 4, "steps": [2] * 4, "summed": [8] * 4}
+assert copies() == {"total": [20.0] * 4, "steps": [2] * 4, "summed": [8] * 4}
+
+for var in (total, steps, summed):  # a reset between epochs, outside strategy.run: every copy
+    var.assign(tf.zeros_like(var))
+step()  # the next epoch's first step
+print("after a reset and 1 more step:", copies())
+assert copies() == {"total": [10.0] * 4, "steps": [1] * 4, "summed": [4] * 4}
 # --8<-- [end:example]

@@ -39,4 +39,8 @@ assert copies == [2.0, 4.0, 6.0, 8.0] and read == 20.0
 total.assign(0.0)  # a reset outside strategy.run sets every copy to 0
 print("after reset:", [float(v.numpy()) for v in strategy.experimental_local_results(total)])
 assert [float(v.numpy()) for v in strategy.experimental_local_results(total)] == [0.0] * 4
+step()  # the next epoch's first step: each replica adds to its own copy again
+copies = [float(v.numpy()) for v in strategy.experimental_local_results(total)]
+print("after 1 more step:", copies, "read:", float(total.read_value()))
+assert copies == [1.0, 2.0, 3.0, 4.0] and float(total.read_value()) == 10.0
 # --8<-- [end:example]
