@@ -9,7 +9,8 @@ first; a labelled real paste no longer gets its entry). A signature nothing need
 that hides what the matcher really relies on: remove it, or add the real paste that needs it.
 
 Fixes. Each entry's `fix:` names its fix snippets (`fix_snippets:` in the front matter). In every
-environment where the entry's error was reproduced, each of them passed or declares itself not
+environment where the entry's error was reproduced (one of its other snippets raised, hung or
+printed its documented wrong result), each of them passed or declares itself not
 applicable there (it raised nowhere the error was seen), at least one passed in each such
 environment, and every API name the fix puts in backticks (in both languages) is used by one of
 them. A fix holds no typed version: outside backticks it has no digits.
@@ -24,6 +25,7 @@ and the error index of each language shows each ID with its own page's title.
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import json
 import re
@@ -32,7 +34,7 @@ from pathlib import Path
 import pytest
 import test_signatures as S
 
-from tfdist_kb import errors, expect, i18n, macros, registry
+from tfdist_kb import envs, expect, i18n, macros, registry
 
 ROOT = S.ROOT
 DOCS = ROOT / "docs"
@@ -274,6 +276,15 @@ def outcomes(runs: list[dict]) -> dict[str, dict[str, str]]:
     return out
 
 
+_ENV_NAMES = [env.name for env in envs.load()]
+
+
+@functools.lru_cache(maxsize=None)
+def _declared(path: Path, env: str) -> str | None:
+    """The kind of outcome a snippet declares for an environment (None if it is gone)."""
+    return expect.read(path, _ENV_NAMES)[env].kind if path.exists() and env in _ENV_NAMES else None
+
+
 def fix_problems(eid: str, meta: dict, meta_zh: dict, runs: list[dict], snippets: Path) -> list[str]:
     """What is wrong with an entry's `fix:` and `fix_snippets:` (empty when sound)."""
     problems = []
@@ -281,8 +292,23 @@ def fix_problems(eid: str, meta: dict, meta_zh: dict, runs: list[dict], snippets
     if not isinstance(listed, list) or not listed or not all(isinstance(s, str) for s in listed):
         return [f"{eid}: front matter needs `fix_snippets:`, the snippets (TFDnnn/name.py) that do what `fix:` says"]
     known = outcomes(runs)
-    reproduced = sorted({r["env"] for r in runs if r["outcome"] == "raised"
-                         and r["snippet"].startswith(f"snippets/{eid}/")})
+    for name in listed:  # a fix passes; a run that printed a documented wrong result is no fix
+        for env, outcome in known.get(name, {}).items():
+            if outcome == "passed" and _declared(snippets / name, env) == "prints":
+                known[name][env] = "wrong result"
+    # where the error was reproduced: the environments where a snippet of the entry that is not one
+    # of its fixes raised, hung or printed the wrong result it documents
+    def failed(r):
+        if r["outcome"] not in ("passed", "not-applicable"):
+            return True
+        return r["outcome"] == "passed" and _declared(snippets / r["snippet"].removeprefix("snippets/"),
+                                                      r["env"]) == "prints"  # ran and printed its wrong result
+
+    reproduced = sorted({r["env"] for r in runs if r["snippet"].startswith(f"snippets/{eid}/")
+                         and r["snippet"].removeprefix("snippets/") not in listed and failed(r)})
+    if not reproduced:
+        return [f"{eid}: the evidence holds no run of its snippets that failed (raised, hung or printed a "
+                f"wrong result): record them (tfdist matrix --snippets {eid})"]
     sources = {}
     for name in listed:
         if not (snippets / name).is_file():
@@ -329,13 +355,19 @@ def test_fix_names_snippets_that_hold_where_the_error_was_reproduced(eid):
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("mutation", ["opposite advice", "typed version", "a fix snippet that fails", "no fix snippets"])
+@pytest.mark.parametrize("mutation", ["opposite advice", "typed version", "a fix snippet that fails",
+                                      "a wrong result named as the fix", "no fix snippets"])
 def test_mutation_fix_is_caught(tmp_path, mutation):
-    """A copy of TFD001's front matter with `fix:` turned into the opposite advice (an API none of
-    its fix snippets uses), a typed version, a failing snippet named as the fix, or no fix snippets."""
-    meta, meta_zh = dict(_meta("TFD001", "en")), dict(_meta("TFD001", "zh"))
-    assert fix_problems("TFD001", meta, meta_zh, RUNS, ROOT / "snippets") == []
-    if mutation == "opposite advice":
+    """A copy of an entry's front matter with `fix:` turned into the opposite advice (an API none of
+    its fix snippets uses), a typed version, a failing snippet or one that prints its documented
+    wrong result named as the fix, or no fix snippets."""
+    eid = "TFD014" if mutation == "a wrong result named as the fix" else "TFD001"
+    meta, meta_zh = dict(_meta(eid, "en")), dict(_meta(eid, "zh"))
+    assert fix_problems(eid, meta, meta_zh, RUNS, ROOT / "snippets") == []
+    if mutation == "a wrong result named as the fix":
+        meta["fix_snippets"] = ["TFD014/mean_of_replica_means.py"]
+        expected = "passed in no environment where the error was reproduced"
+    elif mutation == "opposite advice":
         meta["fix"] = ("Create the optimizer after `strategy.scope()` has ended, as a "
                        "`tf.compat.v1.train.AdamOptimizer`, and let the first step create its slots.")
         meta_zh["fix"] = "在 `strategy.scope()` 结束之后再创建优化器，用 `tf.compat.v1.train.AdamOptimizer`，让第一步去创建槽变量。"
@@ -349,7 +381,7 @@ def test_mutation_fix_is_caught(tmp_path, mutation):
     else:
         del meta["fix_snippets"]
         expected = "front matter needs `fix_snippets:`"
-    problems = fix_problems("TFD001", meta, meta_zh, RUNS, ROOT / "snippets")
+    problems = fix_problems(eid, meta, meta_zh, RUNS, ROOT / "snippets")
     assert any(expected in p for p in problems), problems
 
 
