@@ -53,10 +53,10 @@ def step(model, x):
     return logits, ids_in_model, tf.distribute.get_replica_context().replica_id_in_sync_group
 
 
-def run_on_replicas(model, label):
+def run_on_replicas(model, label, batch=2):
     # replica r gets a batch filled with r + 1, so every replica's output is distinct
     x = strategy.experimental_distribute_values_from_function(
-        lambda ctx: tf.fill([2, 3], float(ctx.replica_id_in_sync_group + 1)))
+        lambda ctx: tf.fill([batch, 3], float(ctx.replica_id_in_sync_group + 1)))
     del python_calls[:]
     open(LOG, "w").close()
     logits, ids_in_model, rid = strategy.run(step, args=(model, x))
@@ -93,5 +93,8 @@ kinds = sorted({type(v).__name__ for v in loaded.variables})
 print("loaded class: Demo; variables:", kinds)
 assert kinds == ["MirroredVariable"]
 inside = run_on_replicas(loaded, "loaded model")
+assert inside == [0, 1, 2, 3]
+# the next data has other batches: the loaded model's call is traced again, and still sees each replica
+inside = run_on_replicas(loaded, "loaded model, batches of 5", batch=5)
 assert inside == [0, 1, 2, 3]
 # --8<-- [end:example]
