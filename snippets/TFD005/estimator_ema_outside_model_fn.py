@@ -58,6 +58,16 @@ try:
     assert np.allclose(average, DECAY * 1.0 + (1 - DECAY) * kernel), (average, kernel)
     assert not np.allclose(kernel, 1.0)  # training moved the kernel
     print("average == 0.5 * initial + 0.5 * trained kernel:", True)
+    # train again, as train_and_evaluate does: a new graph, restored from the checkpoint, same EMA object
+    estimator.train(input_fn, steps=1)
+    names = estimator.get_variable_names()
+    previous, kernel = average, estimator.get_variable_value("dense/kernel")
+    average = estimator.get_variable_value("dense/kernel/ExponentialMovingAverage")
+    print("second train call: global step", estimator.get_variable_value("global_step"),
+          "replica-named variables:", [n for n in names if "replica_" in n])
+    assert estimator.get_variable_value("global_step") == 2 and not [n for n in names if "replica_" in n]
+    assert np.allclose(average, DECAY * previous + (1 - DECAY) * kernel), (average, previous, kernel)
+    print("average == 0.5 * previous average + 0.5 * kernel after the second step:", True)
 finally:
     shutil.rmtree(model_dir)
 # --8<-- [end:example]
