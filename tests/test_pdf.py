@@ -321,7 +321,7 @@ def test_an_entry_heading_that_lost_its_id_is_caught(books, lang):
     assert any(f"{entry.id}: its heading" in p for p in entry_heading_problems(lost, pages, lang))
     page = next(p for t, p in marks if words(t).startswith(entry.id))
     address_only = list(pages)
-    address_only[page - 1] = re.sub(rf"(?<![/\w]){entry.id}(?!/)", "", address_only[page - 1])
+    address_only[page - 1] = re.sub(rf"(?<![/A-Za-z0-9_]){entry.id}(?!/)", "", address_only[page - 1])
     assert entry.id in address_only[page - 1]  # still inside the printed address
     assert any(f"{entry.id}: its ID is on page" in p for p in entry_heading_problems(marks, address_only, lang))
 
@@ -337,7 +337,9 @@ def test_every_version_in_the_pdf_is_marked_in_its_html(books, lang):
     assert audit.rendered_versions(page) == []
     allowed = audit.marked_tokens(page)
     text = URL.sub(" ", "\n".join(pages_text(path, "-layout")))
-    unmarked = sorted(set(audit.version_tokens(text)) - allowed)
+    # an address the print wrapped across lines leaves pieces of it ("0.0.1" of 127.0.0.1) behind
+    addresses = " ".join([errors.base_url(), *re.findall(r'href="(https?://[^"]+)"', page)])
+    unmarked = sorted(t for t in set(audit.version_tokens(text)) - allowed if t not in addresses)
     assert not unmarked, f"printed versions no marked element of the print page shows: {unmarked[:20]}"
     # mutation: a version typed into the printed text is caught
     assert "9.87" in set(audit.version_tokens(text + " fixed in TF 9.87")) - allowed

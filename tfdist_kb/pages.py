@@ -275,6 +275,7 @@ MARK_ATTRIBUTE = "data-tfd-from"
 MARK_SOURCES = {"evidence", "envs", "snippet"}
 DIAGRAM_VALUES = "data-tfd-values"
 VERSION = re.compile(r"\d+(?:[ \t]*\.[ \t]*\d+)+")
+ADDRESS = re.compile(r"\bhttps?://\S+")
 CITED = re.compile(r"^https://(?!127\.0\.0\.1|localhost)[\w.-]+\.[a-z]{2,}/\S+$")
 CODE_TAGS = {"pre", "script", "style", "template", "textarea"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -344,7 +345,7 @@ class _Rendered(html.parser.HTMLParser):
             self._check(data, values, None)
 
     def _check(self, text, values, where):
-        text = normalised(text)
+        text = ADDRESS.sub(lambda m: " " * len(m.group(0)), normalised(text))  # an address is no version
         for m in VERSION.finditer(text):
             token = re.sub(r"\s", "", m.group(0))
             if token not in values:
