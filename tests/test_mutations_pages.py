@@ -487,3 +487,31 @@ def test_users_see_box_may_quote_a_cited_wording_in_a_fold():
 def test_every_entry_page_box_is_rendered():
     for page in sorted((DOCS / "e").glob("*.md")):
         assert pages.users_see_box(pages._blank(page.read_text(), pages.COMMENT)) == [], page.name
+
+
+# ---- what the macros mark must be what the evidence, the snippet or the locks hold ------------------
+
+def test_printed_and_in_snippet_mark_only_what_the_run_printed_or_the_file_holds(world):
+    records = world()
+    for record in records.values():
+        record["stdout"] = "w after one step: 0.2 (one device: 0.8)"
+    assert plain.printed("TFD999/x.py", "w after one step: 0.2", "tf1.15") == "w after one step: 0.2"
+    records[("snippets/TFD999/x.py", "tf2.2")]["stdout"] = "w after one step: 0.5"
+    with pytest.raises(ValueError, match=r"did not print 'w after one step: 0\.2' on tf2\.2"):
+        macros.printed("TFD999/x.py", "w after one step: 0.2", "tf1.15", "tf2.2")
+    assert plain.in_snippet("TFD999/x.py", "print('x')") == "print('x')"
+    with pytest.raises(ValueError, match="does not contain 'w = 1.0'"):
+        macros.in_snippet("TFD999/x.py", "w = 1.0")
+
+
+def test_a_not_applicable_reason_names_only_pinned_releases(world):
+    records = world(tf1_15="not-applicable")
+    record = records[("snippets/TFD999/x.py", "tf1.15")]
+    record["reason"] = "TF 1.15 has no Strategy.run"  # a release a lock pins (as a prefix)
+    box = macros.outcome("TFD999/x.py", "tf1.15")
+    assert f'{pages.MARK_ATTRIBUTE}="envs">TF 1.15 has no Strategy.run' in box
+    record["reason"] = "removed in TF 2.16, per its release notes"  # typed, pinned nowhere
+    with pytest.raises(ValueError, match="'2.16'.*no release an environment pins"):
+        macros.outcome("TFD999/x.py", "tf1.15")
+    with pytest.raises(ValueError, match="'2.16'"):
+        macros.outcomes("TFD999")
