@@ -17,19 +17,21 @@ run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2
 
 
 @tf.function
-def step():
+def step(shapes):
     def replica_fn():
         ctx = tf.distribute.get_replica_context()
-        total = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.constant(1.0))
-        return ctx.replica_id_in_sync_group, total
+        value = tf.cast(ctx.replica_id_in_sync_group, tf.float32) + 1.0  # 1, 2, 3 and 4
+        tensors = [tf.fill(shape, value) for shape in shapes]  # like the gradients of a model
+        return ctx.replica_id_in_sync_group, ctx.all_reduce(tf.distribute.ReduceOp.SUM, tensors)
 
     return run(replica_fn)
 
 
-ids, totals = step()
-ids = [int(i) for i in strategy.experimental_local_results(ids)]
-totals = [float(t) for t in strategy.experimental_local_results(totals)]
-print("replica ids:", ids)
-print("sum on each replica:", totals)
-assert ids == [0, 1, 2, 3] and totals == [4.0, 4.0, 4.0, 4.0]
+for shapes in ([[], [3, 2], [5]], [[4, 4], [7]]):  # a second step, with tensors of other shapes
+    ids, totals = step(shapes)
+    ids = [int(i) for i in strategy.experimental_local_results(ids)]
+    per_replica = zip(*[strategy.experimental_local_results(t) for t in totals])
+    values = [sorted({float(v) for t in tensors for v in tf.reshape(t, [-1]).numpy()}) for tensors in per_replica]
+    print("shapes %s: replica ids %s, values after the sum on each replica %s" % (shapes, ids, values))
+    assert ids == [0, 1, 2, 3] and values == [[10.0]] * 4
 # --8<-- [end:example]

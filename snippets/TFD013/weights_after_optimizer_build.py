@@ -17,43 +17,45 @@ x = np.arange(48, dtype="float32").reshape(16, 3) / 48
 y = np.ones((16, 2), "float32")
 
 
-def compiled_model():
+def compiled_model():  # two layers: kernels and biases of other shapes
     with strategy.scope():
         inputs = tf.keras.Input(shape=(3,))
-        model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, kernel_initializer="ones")(inputs))
+        hidden = tf.keras.layers.Dense(5, kernel_initializer="ones")(inputs)
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, kernel_initializer="ones")(hidden))
         model.compile(optimizer=tf.keras.optimizers.Adam(0.1), loss="mse")
     return model
 
 
-def kernel_slots(model):
-    kernel = model.trainable_variables[0]
-    opt_vars = model.optimizer.variables
-    opt_vars = opt_vars() if callable(opt_vars) else opt_vars
-    return [v for v in opt_vars if tuple(v.shape) == tuple(kernel.shape)]
+def state(model):  # the optimizer's variables (step count, learning rate, m and v), in order
+    variables = model.optimizer.variables
+    variables = variables() if callable(variables) else variables
+    return [v.value if isinstance(getattr(v, "value", None), tf.Variable) else v for v in variables]  # Keras 3
 
 
-model = compiled_model()
+def save(model):
+    path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
+    model.save_weights(path)
+    return path
+
+
+model = compiled_model()  # the run without restarts
 model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
-path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
-model.save_weights(path)
-
-resumed = compiled_model()
-with strategy.scope():
-    resumed.optimizer.build(resumed.trainable_variables)  # create the slots first, in the scope
-    resumed.load_weights(path)
-print("optimizer slots right after load_weights:", len(kernel_slots(resumed)))
-
-resumed.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
-model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)  # the run without the restart
-same = all(np.allclose(a.numpy(), b.numpy()) for a, b in zip(kernel_slots(model), kernel_slots(resumed)))
-kernel = resumed.trainable_variables[0]
-kernel = kernel.value if isinstance(getattr(kernel, "value", None), tf.Variable) else kernel  # Keras 3
-copies = [c.numpy() for c in strategy.experimental_local_results(kernel)]
-print("kernel copies on the replicas:", len(copies), "identical:", all(np.array_equal(copies[0], c) for c in copies))
-print("kernels equal to that of the run without the restart:",
-      np.allclose(model.trainable_variables[0].numpy(), kernel.numpy()))
-print("slots equal to those of the run without the restart:", same)
-slots = [s.value if isinstance(getattr(s, "value", None), tf.Variable) else s for s in kernel_slots(resumed)]
-print("kernel slots:", sorted(type(s).__name__ for s in slots))
-assert same and len(copies) == 4 and all(type(s).__name__ == "MirroredVariable" for s in slots)
+path = save(model)
+for restart in (1, 2):  # each restart resumes from the file the one before wrote
+    resumed = compiled_model()
+    with strategy.scope():
+        resumed.optimizer.build(resumed.trainable_variables)  # create its variables first, in the scope
+        resumed.load_weights(path)
+    resumed.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)  # the run without restarts
+    same = len(state(model)) == len(state(resumed)) and all(
+        np.allclose(a.numpy(), b.numpy()) for a, b in zip(state(model), state(resumed)))
+    same_weights = all(np.allclose(a.numpy(), b.numpy()) for a, b in zip(model.weights, resumed.weights))
+    slots = [v for v in state(resumed) if len(v.shape)]  # m and v: the variables with a shape
+    kinds = sorted({type(v).__name__ for v in slots})
+    copies = [len(strategy.experimental_local_results(v)) for v in slots]
+    print("restart %d: after the next epoch %d slots (%s), optimizer state equal to that of the run "
+          "without restarts: %s; weights equal: %s" % (restart, len(copies), ", ".join(kinds), same, same_weights))
+    assert len(copies) == 8 and set(copies) == {4} and kinds == ["MirroredVariable"] and same and same_weights
+    path = save(resumed)
 # --8<-- [end:example]

@@ -1,11 +1,14 @@
 # /// tfdist
+# restart-kernel = "every MirroredStrategy in one process numbers its collective operations from the same keys, so after the model above this one's differently sized gradients stop with `Shape mismatch in the collective instance 100` (tensorflow/tensorflow#62790)"
 # [expect]
 # default = { prints = "optimizer slots right after load_weights: 0\\n[\\s\\S]*slots equal to those of the run without the restart: False" }
 # "tf1.15" = { not-applicable = "TF 1.15's Keras trains under MirroredStrategy in graph mode; this page's question is about the TF 2 optimizers" }
 # ///
 # --8<-- [start:example]
+import logging
 import os
 import tempfile
+import warnings
 
 import numpy as np
 import tensorflow as tf
@@ -35,9 +38,21 @@ model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
 path = os.path.join(tempfile.mkdtemp(), "model.weights.h5")
 model.save_weights(path)
 
+said = []  # what load_weights warns: Keras 3 through warnings, Keras 2 through absl's logger
+
+
+class Keep(logging.Handler):
+    def emit(self, record):
+        said.append(record.getMessage())
+
+
+logging.getLogger("absl").addHandler(Keep())
 resumed = compiled_model()
-with strategy.scope():
+with warnings.catch_warnings(record=True) as caught, strategy.scope():
+    warnings.simplefilter("always")
     resumed.load_weights(path)  # the optimizer has no slots yet
+said += [str(w.message) for w in caught]
+print("warned about the optimizer:", [m for m in said if "optimizer" in m])
 print("optimizer slots right after load_weights:", len(kernel_slots(resumed)))
 
 resumed.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)

@@ -8,15 +8,15 @@ import tempfile
 
 import tensorflow as tf
 
-devices = None  # every GPU, or else the CPU's devices
-if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does, and name the devices,
-    tf.compat.v1.enable_eager_execution()  # because its MirroredStrategy() counts GPUs only
-    config = tf.config.experimental
+devices = None  # MirroredStrategy() takes every GPU, or else the CPU's devices
+if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does
+    tf.compat.v1.enable_eager_execution()
+if tf.__version__.startswith(("1.", "2.0.")):  # its MirroredStrategy() counts GPUs only:
+    config = tf.config.experimental  # name the machine's devices, its GPUs if it has any
     devices = [d.name for d in config.list_logical_devices("GPU") or config.list_logical_devices("CPU")]
-
 strategy = tf.distribute.MirroredStrategy(devices)
-run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2  # TF 1.x name
-load = tf.saved_model.load if hasattr(strategy, "run") else tf.compat.v2.saved_model.load  # TF 1.x: v1 loader
+run = getattr(strategy, "run", None) or strategy.experimental_run_v2  # its older name
+load = tf.compat.v2.saved_model.load  # the TF 2 loader (TF 1.x: not the v1 one)
 
 
 class Scaler(tf.Module):
@@ -24,21 +24,21 @@ class Scaler(tf.Module):
         with strategy.scope():
             self.factor = tf.Variable(2.0)
 
-    @tf.function  # no input_signature: only the calls it has traced can be saved
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])  # a batch of any size
     def serve(self, x):
         return x * self.factor
 
 
 module = Scaler()
-outputs = run(lambda x: module.serve(x), args=(tf.constant([1.0, 2.0]),))  # called by the replicas
-print("outputs of the replicas:", [o.numpy().tolist() for o in strategy.experimental_local_results(outputs)])
-if hasattr(module.serve, "experimental_get_tracing_count"):  # TF 2.3 and later
-    print("times serve was traced:", module.serve.experimental_get_tracing_count())
+for x in ([1.0, 2.0], [1.0, 2.0, 3.0]):  # two batch sizes
+    outputs = run(lambda x: module.serve(x), args=(tf.constant(x),))  # called by the replicas
+    print("outputs of the replicas:", [o.numpy().tolist() for o in strategy.experimental_local_results(outputs)])
+    assert len(strategy.experimental_local_results(outputs)) == 4
 
 path = os.path.join(tempfile.mkdtemp(), "scaler")
 tf.saved_model.save(module, path)  # succeeds
-restored = load(path)
-result = restored.serve(tf.constant([1.0, 2.0])).numpy().tolist()
-print("restored:", result)
-assert result == [2.0, 4.0] and len(strategy.experimental_local_results(outputs)) == 4
+restored = load(path)  # as a serving process would, from the files alone
+results = [restored.serve(tf.constant(x)).numpy().tolist() for x in ([1.0, 2.0], [1.0, 2.0, 3.0, 4.0, 5.0])]
+print("restored, batches of 2 and 5:", results)
+assert results == [[2.0, 4.0], [2.0, 4.0, 6.0, 8.0, 10.0]]
 # --8<-- [end:example]

@@ -2,6 +2,8 @@
 # [expect]
 # default = { raises = "ValueError", match = "Found zero restored functions for caller function" }
 # "tf1.15" = "passes"
+# "tf2.0.4" = "passes"
+# "tf2.1.0" = { raises = "ValueError", match = "Could not find matching function to call loaded from the SavedModel[\\s\\S]*match one of the following 0 option" }
 # ///
 # --8<-- [start:example]
 import os
@@ -9,15 +11,15 @@ import tempfile
 
 import tensorflow as tf
 
-devices = None  # every GPU, or else the CPU's devices
-if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does, and name the devices,
-    tf.compat.v1.enable_eager_execution()  # because its MirroredStrategy() counts GPUs only
-    config = tf.config.experimental
+devices = None  # MirroredStrategy() takes every GPU, or else the CPU's devices
+if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does
+    tf.compat.v1.enable_eager_execution()
+if tf.__version__.startswith(("1.", "2.0.")):  # its MirroredStrategy() counts GPUs only:
+    config = tf.config.experimental  # name the machine's devices, its GPUs if it has any
     devices = [d.name for d in config.list_logical_devices("GPU") or config.list_logical_devices("CPU")]
-
 strategy = tf.distribute.MirroredStrategy(devices)
-run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2  # TF 1.x name
-load = tf.saved_model.load if hasattr(strategy, "run") else tf.compat.v2.saved_model.load  # TF 1.x: v1 loader
+run = getattr(strategy, "run", None) or strategy.experimental_run_v2  # its older name
+load = tf.compat.v2.saved_model.load  # the TF 2 loader (TF 1.x: not the v1 one)
 
 
 class Scaler(tf.Module):

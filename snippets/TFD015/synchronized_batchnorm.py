@@ -14,11 +14,11 @@ import tensorflow as tf
 strategy = tf.distribute.MirroredStrategy()
 
 
-def SyncBatchNorm():  # Keras 3 and Keras 2.12+: an argument; older tf.keras: a layer of its own
-    try:
-        return tf.keras.layers.BatchNormalization(synchronized=True)
-    except TypeError:
-        return tf.keras.layers.experimental.SyncBatchNormalization()
+def SyncBatchNorm():  # a layer that is still synchronized once the model is loaded back
+    experimental = getattr(tf.keras.layers, "experimental", None)
+    if hasattr(experimental, "SyncBatchNormalization"):  # Keras 2: a class of its own, whose
+        return experimental.SyncBatchNormalization()  # name the file keeps (its config has no flag)
+    return tf.keras.layers.BatchNormalization(synchronized=True)  # Keras 3: the file keeps the flag
 
 
 x = np.arange(48, dtype="float32").reshape(16, 3) / 48
@@ -36,16 +36,24 @@ def first(variable):  # the first element of each copy that the replicas hold
     return [round(float(c.numpy()[0]), 4) for c in strategy.experimental_local_results(variable)]
 
 
-moving_mean = [w for w in norm.weights if "moving_mean" in w.name][0]
-print("copies of moving_mean on the replicas:", first(moving_mean))
+def saved_and_restored(model, norm):  # save, load back in the scope, compare with the model in memory
+    moving_mean = [w for w in norm.weights if "moving_mean" in w.name][0]
+    copies = first(moving_mean)
+    print("copies of moving_mean on the replicas:", copies)
+    path = os.path.join(tempfile.mkdtemp(), "model.keras")
+    model.save(path)
+    with strategy.scope():  # where the restored model can train on the replicas
+        restored = tf.keras.models.load_model(path, compile=False, custom_objects={"SyncBatchNormalization": type(norm)})
+    gap = float(np.max(np.abs(model.predict(x, verbose=0) - restored.predict(x, verbose=0))))
+    print("restored model predicts like the model in memory:", gap < 1e-5)
+    assert len(copies) == 4 and len(set(copies)) == 1 and gap < 1e-5
+    return restored
 
-path = os.path.join(tempfile.mkdtemp(), "model.keras")
-model.save(path)
-restored = tf.keras.models.load_model(path, compile=False, custom_objects={"SyncBatchNormalization": type(norm)})
-saved_mean = [w for w in restored.weights if "moving_mean" in w.name][0]
-print("moving_mean in the saved file:", round(float(np.asarray(saved_mean)[0]), 4))
-gap = float(np.max(np.abs(model.predict(x, verbose=0) - restored.predict(x, verbose=0))))
-print("restored model predicts like the model in memory:", gap < 1e-5)
-copies = first(moving_mean)
-assert len(copies) == 4 and len(set(copies)) == 1 and gap < 1e-5
+
+restored = saved_and_restored(model, norm)
+with strategy.scope():  # a second stage: the restored model trained on, with other data
+    restored.compile(optimizer="sgd", loss="mse")
+restored.fit(2 * x, np.zeros((16, 1), "float32"), batch_size=8, epochs=2, shuffle=False, verbose=0)
+norm = [layer for layer in restored.layers if "normalization" in type(layer).__name__.lower()][0]
+saved_and_restored(restored, norm)
 # --8<-- [end:example]
