@@ -1,5 +1,4 @@
 # /// tfdist
-# restart-kernel = "a MirroredStrategy created in a process where another one has already run collective operations starts its collective keys where the first one did; after the collective error every later collective operation fails until the process restarts"
 # [expect]
 # default = { raises = "InvalidArgumentError", match = "Shape mismatch in the collective instance 100\\. Op at device \\S+ expected shape \\[21\\] but another member in the group expected shape \\[41\\]" }
 # "tf2.21-keras3" = { raises = ["InvalidArgumentError", "CancelledError"], match = "Shape mismatch in the collective instance 100\\. Op at device \\S+ expected shape \\[21\\] but another member in the group expected shape \\[41\\]|Function was cancelled before it was started" }
