@@ -86,6 +86,18 @@ def test_which_replica_reported_first_is_left_out_of_the_record():
     assert "__inference_fn_with_cond_2071" in one[0]  # a name that is the same in every run is kept
 
 
+@pytest.mark.parametrize("suffix", ["", "_1", "_2", "_3"])
+def test_the_failing_node_is_named_as_replica_0_names_it(suffix):
+    """Seen in TFD016's collision: the node a name ending in a digit (`CollectiveReduceV2`) reports."""
+    raw = (f"Graph execution error:\n\nDetected at node adam_1/CollectiveReduceV2{suffix} defined at (most recent call last):\n"
+           f"  File \"/work/main/snippets/TFD016/x.py\", line 3, in <module>\n\nCollective ops is aborted by: Shape "
+           f"mismatch. Op at device /job:localhost/replica:0/task:0/device:CPU:{suffix[1:] or 0} expected shape [244]\n"
+           f"\t [[{{{{node adam_1/CollectiveReduceV2{suffix}}}}}]] [Op:__inference_multi_step_on_iterator_3121]")
+    text, _ = messages.message(raw, Path("/work/main"))
+    assert "Detected at node adam_1/CollectiveReduceV2 defined at" in text and "device:CPU:N expected" in text
+    assert "[[{{node adam_1/CollectiveReduceV2}}]] [Op:__inference_multi_step_on_iterator_3121]" in text
+
+
 def test_names_that_do_not_depend_on_the_replica_are_kept():
     said = "Tried to create variable dense/kernel/replica_1/ExponentialMovingAverage/ with mismatching name on device 1"
     assert messages.message(said) == (said, said)

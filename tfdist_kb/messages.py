@@ -156,7 +156,7 @@ def _fewer_frames(text: str, keep: int = 3) -> str:
 # The node an op error names: `[[{{node cond/Placeholder_3}}]]`, `Detected at node cond/Placeholder_3
 # defined at`, `[[node replica_1/Assert (defined at ...)]]`, with the numeric suffix TensorFlow gives
 # each replica's copy of the node.
-_FAILED_NODE = re.compile(r"(?:\{\{node |\[\[node |Detected at node '?)([\w./-]*[A-Za-z])((?:_\d+)+)(?=[}'\s]|$)")
+_FAILED_NODE = re.compile(r"(?:\{\{node |\[\[node |Detected at node '?)([\w./-]*?[A-Za-z0-9])((?:_\d+)+)(?=[}'\s]|$)")
 # TensorFlow's context lines after an op error: `\t [[LogicalAnd_15/_28]]`, the partitioned graph's
 # nodes that were running when it failed (the `{{node X}}` line, which names the op, is kept)
 _CONTEXT_LINE = re.compile(r"^\t \[\[[A-Za-z_][\w./-]*\]\]$")
