@@ -161,8 +161,10 @@ def test_a_hand_edited_record_differs_from_a_re_run(two_runs, field, edit):
     ({"replicas": 1}, "not 4 replicas"),
     ({"message": "Flattening a PerReplica...\nFile \"/home/me/kb/snippets/TFD014/x.py\", line 3"}, "not in the form"),
     ({"message": "x\n\t [[{{node cond/Placeholder_3}}]]"}, "not in the form"),
-    ({"message": ""}, "without its exception, message and headline"),
+    ({"message": None}, "without its exception, message and headline"),
     ({"headline": None}, "without its exception, message and headline"),
+    ({"headline": ""}, "without its exception, message and headline"),
+    ({"exception": None}, "without its exception, message and headline"),
 ])
 def test_a_record_that_does_not_prove_its_replicas_or_was_edited_is_not_evidence(change, problem):
     record = {"outcome": "raised", "exception": "ValueError", "headline": "Flattening a PerReplica...",
@@ -172,6 +174,7 @@ def test_a_record_that_does_not_prove_its_replicas_or_was_edited_is_not_evidence
     found = evidence.problems(dict(record, **change))
     assert any(problem in p for p in found), found
     assert evidence.problems(dict(record, outcome="timed-out", ran_on=[])), "a hang must name its devices too"
+    assert evidence.problems(dict(record, message="", headline="")) == []  # `raise ValueError()` says nothing
 
 
 @pytest.mark.parametrize("devices", [[], ["/job:localhost/replica:0/task:0/device:CPU:0"] * 4])

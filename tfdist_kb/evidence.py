@@ -44,8 +44,8 @@ def problems(record: dict) -> list[str]:
         found.append(f"replicas {record.get('replicas')!r} on {devices!r}: not 4 replicas on 4 distinct devices")
     if record["outcome"] == "raised":
         text, headline = record.get("message"), record.get("headline")
-        if not (isinstance(record.get("exception"), str) and isinstance(text, str) and text.strip()
-                and isinstance(headline, str) and headline.strip()):
+        if not (isinstance(record.get("exception"), str) and isinstance(text, str) and isinstance(headline, str)
+                and (headline.strip() or not text.strip())):  # empty only where the exception said nothing
             found.append("a raised run without its exception, message and headline")
         elif messages.without_replica_choice(messages.normalise(text)) != text:
             found.append("the message is not in the form the runner records (normalised), e.g. it holds a path of "
