@@ -266,7 +266,8 @@ def uses(source: str, name: str) -> bool:
         return re.sub(r"\s*([^\w\s])\s*", r"\1", re.sub(r"\s+", " ", text))
     flat, want = flat(source), flat(name)
     want = want[:-1] if want.endswith("()") else want
-    return re.search(r"(?<![\w])" + re.escape(want), flat) is not None
+    start = r"(?<![\w])" if re.match(r"\w", want) else ""  # a name starts a word; `.suffix` may follow one
+    return re.search(start + re.escape(want), flat) is not None
 
 
 def outcomes(runs: list[dict]) -> dict[str, dict[str, str]]:
