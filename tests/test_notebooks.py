@@ -8,7 +8,7 @@ import nbclient
 import nbformat
 import pytest
 
-from tfdist_kb import envs, evidence, i18n, notebooks, registry, runner
+from tfdist_kb import envs, evidence, i18n, macros, notebooks, registry, runner
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
 
@@ -91,7 +91,7 @@ def test_a_declared_restart_is_in_the_notebook(tmp_path, monkeypatch):
             assert bool(cell.metadata["tfdist"].get("restart_kernel")) == bool(why)
             with i18n_language(lang):
                 told = i18n.t("nb_restart", reason="\0").split("\0")[0]
-                assert (i18n.t("nb_restart", reason=why.rstrip(".")) in above) if why else (told not in above)
+                assert (i18n.t("nb_restart", reason=notebooks.restart_reason(path)) in above) if why else (told not in above)
         assert restarts, f"{entry.id}: no code cell of a snippet that declares restart-kernel"
     bad = tmp_path / "x.py"
     bad.write_text('# /// tfdist\n# restart-kernel = " "\n# [expect]\n# default = "passes"\n# ///\n')
@@ -144,8 +144,9 @@ def test_outputs_are_the_recorded_runs(entry, lang):
             note = next(c.source for c in nb.cells if c.cell_type == "markdown" and f"`{path.name}`" in c.source)
             record = _record(name)
             with i18n_language(lang):
-                said = (i18n.t("nb_not_run", env=default, reason=record["reason"]) if record["outcome"] == "not-applicable"
-                        else i18n.t("nb_hangs", env=default, seconds=record["seconds"]))
+                said = (i18n.t("nb_not_run", env=macros._env(default), reason=macros._pinned_words(record["reason"], name))
+                        if record["outcome"] == "not-applicable"
+                        else i18n.t("nb_hangs", env=macros._env(default), seconds=record["seconds"]))
             assert said in note, note
 
 

@@ -26,14 +26,10 @@ from tfdist_kb import envs, errors, pages, registry
 
 ROOT = registry.ROOT
 PACKAGE_DATA = ROOT / "tfdist" / "src" / "tfdist" / "data" / "errors.json"
-# Generated notebooks (mkdocs-jupyter) are left out: every cell is a snippet section or the runner's
-# setup (tfdist_kb.notebooks builds them, tests/test_notebooks.py runs them); their pages are not
-# rendered by the macros.
-LEFT_OUT = ("notebooks/", "zh/notebooks/")
-
-
 def _pages(site: Path) -> list[Path]:
-    return [p for p in sorted(site.rglob("*.html")) if not p.relative_to(site).as_posix().startswith(LEFT_OUT)]
+    """Every built page, the generated notebooks' included (their code cells are marked as notebook
+    code by the hook; their Markdown cells are audited like any prose)."""
+    return sorted(site.rglob("*.html"))
 
 
 # ---- the site as built ------------------------------------------------------------------------------
@@ -135,7 +131,13 @@ def _mini_site(tmp: Path, sources: dict[str, str]) -> Path:
         (docs / "m" / f"{name}.md").write_text(text, encoding="utf-8")
     config = load_config(config_file=str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp / "site"),
                          strict=False)
-    build(config)
+    from tfdist_kb import i18n
+
+    language = i18n.language()
+    try:
+        build(config)
+    finally:
+        i18n.set_language(language)  # the build leaves the last language it built (zh) as the current one
     return tmp / "site"
 
 
@@ -184,6 +186,39 @@ def test_a_marker_removed_from_the_built_page_turns_it_red(site):
     assert pages.rendered_versions(page.replace(pages.MARK_ATTRIBUTE, "data-x"))
     assert pages.rendered_blocks(page.replace(pages.BLOCK_ATTRIBUTE, "data-x"))
     assert pages.rendered_blocks(page.replace(f'{pages.BLOCK_ATTRIBUTE}="snippet"', f'{pages.BLOCK_ATTRIBUTE}="x"'))
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"])
+def test_a_notebook_page_is_audited_like_any_page(site, lang):
+    """A generated notebook's page: its Markdown cells show environments and releases only as marked
+    output, its code cells and outputs carry the notebook kind; removing either marker turns it red,
+    and so does a version typed into a Markdown cell."""
+    page = (site / f"{lang}notebooks" / "TFD001" / "index.html").read_text(encoding="utf-8")
+    assert pages.rendered_versions(page) == [] and pages.rendered_blocks(page) == []
+    assert len(pages.marked_tokens(page)) >= 3 and f'{pages.BLOCK_ATTRIBUTE}="notebook"' in page
+    assert pages.rendered_versions(page.replace(pages.MARK_ATTRIBUTE, "data-x"))
+    assert pages.rendered_blocks(page.replace(f'{pages.BLOCK_ATTRIBUTE}="notebook"', "data-x"))
+    cell = page.index('class="jp-RenderedHTMLCommon')
+    typed = page[:page.index("<p>", cell) + 3] + "Fixed in TF 2.6. " + page[page.index("<p>", cell) + 3:]
+    assert any("'2.6'" in p for p in pages.rendered_versions(typed))
+
+
+def test_a_restart_reason_names_only_pinned_releases(tmp_path):
+    """The restart-kernel reason a notebook shows is author text next to the runs: like a
+    not-applicable reason, a release in it must be one a lock file pins."""
+    from tfdist_kb import notebooks
+
+    snippet = tmp_path / "x.py"
+    header = '# /// tfdist\n# restart-kernel = "{}"\n# [expect]\n# default = "passes"\n# ///\n'
+    snippet.write_text(header.format("the keys collide since TF 9.7"))
+    with pytest.raises(ValueError, match="'9.7'"):
+        notebooks.restart_reason(snippet)
+    numpy = envs.default().pins()["numpy"]  # pinned, but no TensorFlow, Keras or Python release
+    snippet.write_text(header.format(f"the keys collide since TF {numpy}"))
+    with pytest.raises(ValueError, match=re.escape(repr(numpy))):
+        notebooks.restart_reason(snippet)
+    snippet.write_text(header.format("the keys collide on TF 2.15 (tensorflow/tensorflow#62790)"))
+    assert 'data-tfd-from="envs"' in notebooks.restart_reason(snippet)
 
 
 def test_a_diagram_label_may_show_only_what_a_macro_gave_it(site):

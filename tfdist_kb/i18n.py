@@ -106,12 +106,12 @@ PHRASES = {
                  "# {id}：{title}\n\n逐个解释这些单元格的页面：[{id}]({url})。由 `snippets/{id}/` 生成，"
                  "与该页面展示的是同一批文件。"),
     "nb_outputs": ("The outputs below are not from running this notebook: they are the recorded runs that the "
-                   "page shows as evidence, in `{env}` ({label}), {replicas} replicas on {devices}, last run {date}. "
+                   "page shows as evidence, in {env} ({label}), {replicas} replicas on {devices}, last run {date}. "
                    "Running the notebook replaces them with your own.",
-                   "下面的输出不是运行本 notebook 得到的，而是页面作为证据展示的记录运行：`{env}`（{label}），"
+                   "下面的输出不是运行本 notebook 得到的，而是页面作为证据展示的记录运行：{env}（{label}），"
                    "{replicas} 个副本，设备 {devices}，最近一次运行于 {date}。运行本 notebook 后会被你自己的输出替换。"),
-    "nb_no_outputs": ("No run of this entry is recorded in `{env}`: the cells have no outputs until you run them.",
-                      "本条目在 `{env}` 中没有记录的运行：这些单元格在你运行之前没有输出。"),
+    "nb_no_outputs": ("No run of this entry is recorded in {env}: the cells have no outputs until you run them.",
+                      "本条目在 {env} 中没有记录的运行：这些单元格在你运行之前没有输出。"),
     "nb_setup": ("Run this first on a machine with fewer than 4 GPUs: it makes 4 devices visible so that "
                  "`tf.distribute.MirroredStrategy()` has 4 replicas. Restart the kernel before running it again.",
                  "在少于 4 块 GPU 的机器上请先运行这个单元格：它让 TensorFlow 看到 4 个设备，使 "
@@ -120,16 +120,16 @@ PHRASES = {
     "groups_sep": ("; ", "；"),
     "nb_restart": ("**Restart the kernel before this cell, then run the setup cell (the third) again**: {reason}.",
                    "**运行此单元格前请重启内核，然后再运行一次设置单元格（第三个）**：{reason}。"),
-    "nb_recorded": ("Recorded in `{env}`: {how}.", "在 `{env}` 中的记录：{how}。"),
+    "nb_recorded": ("Recorded in {env}: {how}.", "在 {env} 中的记录：{how}。"),
     "nb_printed_nothing": ("It printed nothing, so the cell below shows no output.",
                            "它没有任何输出，所以下面的单元格没有输出。"),
-    "nb_not_run": ("Not run in `{env}`: {reason}. The code is on the entry's page.",
-                   "未在 `{env}` 中运行：{reason}。代码见条目页面。"),
-    "nb_hangs": ("In `{env}` this did not finish within {seconds:.0f} s and was stopped, so it has no cell here; "
+    "nb_not_run": ("Not run in {env}: {reason}. The code is on the entry's page.",
+                   "未在 {env} 中运行：{reason}。代码见条目页面。"),
+    "nb_hangs": ("In {env} this did not finish within {seconds:.0f} s and was stopped, so it has no cell here; "
                  "the code is on the entry's page.",
-                 "在 `{env}` 中它 {seconds:.0f} 秒内没有结束，被终止，因此这里没有它的单元格；代码见条目页面。"),
-    "nb_no_record": ("No current recorded run in `{env}` ({error}): the cell below has no output until you run it.",
-                     "`{env}` 中没有当前的记录运行（{error}）：下面的单元格在你运行之前没有输出。"),
+                 "在 {env} 中它 {seconds:.0f} 秒内没有结束，被终止，因此这里没有它的单元格；代码见条目页面。"),
+    "nb_no_record": ("No current recorded run in {env} ({error}): the cell below has no output until you run it.",
+                     "{env} 中没有当前的记录运行（{error}）：下面的单元格在你运行之前没有输出。"),
 }
 
 

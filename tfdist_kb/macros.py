@@ -50,11 +50,15 @@ def _env(name: str, tag: str = "code") -> str:
     return _from(name, "envs", tag)
 
 
+RELEASE_PACKAGES = {"tensorflow", "tensorflow-cpu", "keras", "tf-keras"}  # what a reason may name a release of
+
+
 def _pinned_words(text: str, who: str) -> str:
     """`text` typed next to an environment (its `about`, a not-applicable reason), marked: every
     version-like token in it must name a release the lock files pin (a prefix of one: "TF 1.15"),
     or a Python of envs.toml; anything else is a ValueError naming it."""
-    pinned = {v for e in envs.load() for v in e.pins().values()} | {e.python for e in envs.load()}
+    pinned = ({v for e in envs.load() for k, v in e.pins().items() if k in RELEASE_PACKAGES}
+              | {e.python for e in envs.load()})
     for token in pages.version_tokens(text):
         if not any(v == token or v.startswith(token + ".") for v in pinned):
             raise ValueError(f"{who}: {token!r} in {text!r} is no release an environment pins "

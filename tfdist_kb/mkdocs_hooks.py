@@ -198,6 +198,16 @@ _NOTEBOOK_SCRIPTS = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax con
                                r'|<script type="module">(?:(?!</script>).)*?cdnjs\.cloudflare\.com.*?</script>', re.DOTALL)
 
 
+_NOTEBOOK_CODE = re.compile(r'<(pre|div class="clipboard-copy-txt")(?=[\s>])')
+
+
+def _mark_notebook_code(html: str) -> str:
+    """Every code block of a generated notebook's page (its cells' code, the copy-button text, the
+    recorded outputs) is marked as such for the rendered audit (pages.BLOCK_KINDS["notebook"]): the
+    notebook is built from the snippets and the evidence only; its Markdown cells stay audited."""
+    return _NOTEBOOK_CODE.sub(lambda m: f'<{m.group(1)} {pages.BLOCK_ATTRIBUTE}="notebook"', html)
+
+
 def on_page_content(html, page, config, files):
     """A notebook links back to its entry by absolute address (it is read outside the site too);
     on its rendered page that link becomes relative, so a mirror or a local copy stays in itself.
@@ -206,6 +216,7 @@ def on_page_content(html, page, config, files):
     if link is None:
         return html
     html = _NOTEBOOK_SCRIPTS.sub("", html)
+    html = _mark_notebook_code(html)
     absolute, src = link
     entry = files.get_file_from_path(src)
     if entry is None:

@@ -63,6 +63,14 @@ def _outputs(record: dict) -> list:
     return outputs
 
 
+def restart_reason(path: Path) -> str:
+    """The restart-kernel reason a snippet declares, as its notebook shows it: marked like a
+    not-applicable reason (every version-like token in it a release the lock files pin)."""
+    from . import macros
+
+    return macros._pinned_words(expect.restart_kernel(path).rstrip("."), f"the restart-kernel reason of {path.name}")
+
+
 def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int) -> tuple[list, int]:
     """The markdown cell saying what the recorded run did, and the code cell with its outputs."""
     from . import macros  # the same record lookup (and staleness check) as the page's boxes
@@ -72,19 +80,20 @@ def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int
     head = f"## `{path.name}`\n\n"
     restart = expect.restart_kernel(path)
     if restart:
-        head += t("nb_restart", reason=restart.rstrip(".")) + "\n\n"
+        head += t("nb_restart", reason=restart_reason(path)) + "\n\n"
     try:
         record = macros._record(name, env.name, "notebook")
     except macros.StaleEvidence as error:
-        record, note = None, t("nb_no_record", env=env.name, error=error)
+        record, note = None, t("nb_no_record", env=macros._env(env.name), error=error)
     if record is not None:
         if record["outcome"] == "not-applicable":
-            return [nbformat.v4.new_markdown_cell(head + t("nb_not_run", env=env.name, reason=record["reason"]))], number
+            reason = macros._pinned_words(record["reason"], f"the not-applicable reason of {name} on {env.name}")
+            return [nbformat.v4.new_markdown_cell(head + t("nb_not_run", env=macros._env(env.name), reason=reason))], number
         if record["outcome"] == "timed-out":
-            return [nbformat.v4.new_markdown_cell(head + t("nb_hangs", env=env.name, seconds=record["seconds"]))], number
+            return [nbformat.v4.new_markdown_cell(head + t("nb_hangs", env=macros._env(env.name), seconds=record["seconds"]))], number
         how = ((t("ran_wrong") if expectation.kind == "prints" else t("passed")) if record["outcome"] == "passed"
                else t("raised", exception=record["exception"]))
-        note = t("nb_recorded", env=env.name, how=how)
+        note = t("nb_recorded", env=macros._env(env.name), how=how)
         if not record.get("stdout") and record["outcome"] == "passed":
             note += " " + t("nb_printed_nothing")
     elif expectation.kind in ("not-applicable", "hangs"):
@@ -121,11 +130,11 @@ def build(entry: registry.Entry, lang: str = i18n.DEFAULT, url: str | None = Non
         nb.metadata["tfdist"] = {"entry": entry.id, "page": url, "language": lang, "outputs_from": default.name}
         intro = t("nb_intro", id=entry.id, title=macros._title(entry), url=url)
         if ran:
-            intro += "\n\n" + t("nb_outputs", env=default.name, label=macros._label(ran[0]),
+            intro += "\n\n" + t("nb_outputs", env=macros._env(default.name), label=macros._from(macros._label(ran[0])),
                                 replicas=ran[0]["replicas"], devices=ran[0].get("devices") or "?",
                                 date=max(r["date"] for r in ran))
         else:
-            intro += "\n\n" + t("nb_no_outputs", env=default.name)
+            intro += "\n\n" + t("nb_no_outputs", env=macros._env(default.name))
         setup = nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip()
                                           + "\n\nprint(provide_replicas())")
         number = 0

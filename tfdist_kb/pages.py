@@ -133,7 +133,9 @@ def fences(text: str, skipped: list | None = None) -> list[str]:
 BLOCK_ATTRIBUTE = "data-tfd-block"
 BLOCK_KINDS = {"snippet": "an included, executed snippet", "setup": "the runner's device setup, as it runs",
                "executed": "a block pytest-codeblocks executes", "quote": "a source quote of a pinned release",
-               "not-run": "inside a 'Not run: <reason>' admonition", "record": "a recorded output (a macro)"}
+               "not-run": "inside a 'Not run: <reason>' admonition", "record": "a recorded output (a macro)",
+               "notebook": "a code cell or recorded output of a generated notebook (tfdist_kb.notebooks: the "
+                           "snippet's example, the runner's setup, the evidence's outputs)"}
 
 
 def kind(info: str, body: str, text: str, start: int, indent: str) -> str | None:
