@@ -26,12 +26,6 @@ COMPARED = ("outcome", "exception", "headline", "message", "replicas", "ran_on",
 EXECUTED = ("passed", "raised", "timed-out")  # the outcomes of a run that really ran
 
 
-def comparable_headline(text: str | None) -> str | None:
-    """What two runs' headlines must share: since headlines are normalised when they are recorded,
-    the headline itself (kept so that pages group wordings by exactly what they show)."""
-    return text
-
-
 def problems(record: dict) -> list[str]:
     """Why `record` is not a run the evidence may hold ([] if it is): an executed run must name the
     4 distinct devices its 4 replicas were on, whatever its outcome; a raised one its exception and

@@ -236,7 +236,7 @@ def _rows(path, env_list, records: dict) -> list[tuple[str, str, dict[str, list[
     rows: dict[tuple, tuple] = {}
     for env in env_list:
         kind, label, message = _cell(records.get((rel, env.name)), declared[env.name])
-        key = (kind, label, evidence.comparable_headline(message) if kind == "raised" and message else None)
+        key = (kind, label, message if kind == "raised" and message else None)
         _, _, said, names = rows.setdefault(key, (kind, label, {}, []))
         names.append(env.name)
         if message:
@@ -348,7 +348,7 @@ def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
     for record in sorted(records, key=lambda r: _key(r["tensorflow"]), reverse=True):  # newest first
         if record["outcome"] == "raised":
             said = f"{record['exception']}: {_headline(record).strip()}"
-            same = f"{record['exception']}: {evidence.comparable_headline(_headline(record)).strip()}"
+            same = f"{record['exception']}: {_headline(record).strip()}"
         elif _word(record, snippet) == "wrong-result" and record.get("stdout"):
             kept = [line for line in record["stdout"].splitlines() if not lines or re.search(lines, line)]
             said = same = "\n".join(kept)
@@ -529,7 +529,7 @@ def error_index() -> str:
         out.append(f"## {item['id']}: {title}\n\n[{item['id']}](e/{item['id']}.md) · {t('fix_label', fix=fix)}\n")
         groups: dict[tuple, list[dict]] = {}
         for run in item["reproduced"]:
-            key = (run["exception"], evidence.comparable_headline(run["headline"]))
+            key = (run["exception"], run["headline"])
             groups.setdefault(key, []).append(run)
         out.append(f"| {t('message')} | {t('reproduced_on')} |\n|---|---|")
         for (exception, headline), runs in groups.items():
