@@ -220,7 +220,7 @@ def test_every_published_entry_declares_a_fix_and_signatures():
 def test_signatures_name_nothing_of_ours():
     """A user's paste names their files, never ours: no signature may lean on our paths or names."""
     stems = {p.stem for p in (ROOT / "snippets").rglob("*.py")}
-    ours = ["snippets/TFD001/build_optimizer_in_scope.py", "TFD001", "tfdist_kb/child.py", "/work/main/"]
+    ours = ["snippets/TFD001/build_optimizer_in_scope.py", "TFD001", "tfdist_kb/child.py", f"{ROOT}/"]
     for eid, patterns in DECLARED.items():
         for pattern in patterns:
             assert not re.search(r"snippets|TFD\d|tfdist|child\.py", pattern, re.IGNORECASE), (eid, pattern)

@@ -8,6 +8,7 @@ finds the line that does.
 from __future__ import annotations
 
 import re
+import tempfile
 from pathlib import Path
 
 CAP = 4000  # characters of a whole message kept in the evidence
@@ -35,8 +36,14 @@ _FRAME = re.compile(
 # AutoGraph prints `relative to /work/main:` and then `.envs/tf1.15/lib/python3.7/...`.
 _PATHISH = r"[^\s\"'()\[\]:,<>]"
 _PYTHON_PREFIX = re.compile(r"(?<![\w./-])" + _PATHISH + r"*?/(?=lib/python\d\.\d+/)")
+# in a traceback's `File "..."` the whole quoted path, spaces and all (`/Users/Jane Doe/.pyenv/...`)
+_QUOTED_PYTHON_PREFIX = re.compile(r'(?<=File ")[^"\n]*?/(?=lib/python\d\.\d+/)')
 _REPO_PREFIX = re.compile(r"(?<![\w./-])" + _PATHISH + r"*/(?=snippets/TFD\d{3}/)")
-_RELATIVE_TO = re.compile(r"(\brelative to )/" + _PATHISH + r"*:")
+# TF 1.15 AutoGraph names the folder its paths are relative to: the common prefix of the files, which is
+# the checkout, or a folder above it when the interpreter or the environment lives elsewhere. Once the
+# paths below it are normalised (the snippet's relative to the checkout, Python's `…/lib/pythonX.Y/`),
+# the folder they are relative to is the checkout, wherever the machine keeps things.
+_RELATIVE_TO = re.compile(r"(\brelative to )(?:/" + _PATHISH + r"*|/[^\n]*?(?=:\n)):")
 
 
 def _without_checkout(text: str, checkout: Path) -> str:
@@ -51,6 +58,15 @@ def _without_checkout(text: str, checkout: Path) -> str:
         for i in range(len(parts)):
             tail = re.escape("/".join(parts[i:]))
             text = re.sub(r"(?<![\w./-])/?" + tail + r"/(?=snippets/TFD\d{3}/|\.envs/)", "", text)
+    return text
+
+
+def _without_tempdir(text: str, tempdir: str) -> str:
+    """Whatever lies in this machine's temporary folder (`$TMPDIR`, spaces and all) -> `<tmpdir>`,
+    as `_TMP` does for the usual names of temporary folders."""
+    root = tempdir.rstrip("/")
+    if len(root) > 1:
+        text = re.sub(r"(?<![\w./-])" + re.escape(root) + r"/[^\s'\"]*", "<tmpdir>", text)
     return text
 
 
@@ -106,9 +122,11 @@ def normalise(text: str, checkout: Path = CHECKOUT) -> str:
     text = _ADDRESS.sub("0x…", text)
     text = _NUMPY.sub("numpy=…", text)
     text = _without_checkout(text, checkout)
+    text = _QUOTED_PYTHON_PREFIX.sub("…/", text)
     text = _PYTHON_PREFIX.sub("…/", text)
     text = _REPO_PREFIX.sub("", text)
-    text = _RELATIVE_TO.sub(r"\1…:", text)  # a folder above the checkout
+    text = _RELATIVE_TO.sub(r"\1<checkout>:", text)
+    text = _without_tempdir(text, tempfile.gettempdir())
     text = _TMP.sub("<tmpdir>", text)
     text = _without_runner_frames(text)
     text = _ATTRS.sub(_sorted_attrs, text)
