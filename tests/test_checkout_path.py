@@ -117,8 +117,9 @@ for job in jobs:
     out[f"{job.rel}@{job.env.name}"] = (
         [f"no record: {fresh}"] if isinstance(fresh, Exception) else
         evidence.differences(committed[(job.rel, job.env.name)], fresh, job.expectation.exceptions))
-elsewhere = sorted(m.__name__ for name, m in sys.modules.items()
-                   if name.startswith("tfdist_kb.") and not m.__file__.startswith(str(runner.ROOT) + "/"))
+from pathlib import Path
+elsewhere = sorted(name for name, m in sys.modules.items()
+                   if name.startswith("tfdist_kb.") and not Path(m.__file__).resolve().is_relative_to(runner.ROOT))
 print(json.dumps({"differences": out, "imported from elsewhere": elsewhere}))
 """
 
