@@ -1,20 +1,19 @@
 """`tfdist.doctor` in every TensorFlow environment, on the knowledge base's own snippets.
 
-Each snippet runs as the runner runs it (forked from the environment's pre-imported TensorFlow, 4
-replicas, the run judged against the snippet's declaration), wrapped: after the snippet, the
-doctor inspects the snippet's `strategy`, `model` (and `loaded`, the model a TFD004 snippet loads; other
-entries' snippets load models only to compare predictions)
-and `optimizer`, and its findings are written as JSON. A silent failure (a snippet declared
-`prints` in an environment) must get its own entry; a passing snippet no finding at all; the
-findings of one snippet are the same in a second run. Wrong arguments get a TypeError or
-ValueError naming the argument; TensorFlow 1.x gets a clear refusal.
+The runner's child (tfdist_kb.child) has the doctor inspect what each snippet left, after the
+snippet and in the same process: its `strategy`, `optimizer` and each model its tfdist block names
+(`doctor = ["model", "loaded"]`; `model` where it names none), twice. So the findings judged here
+come from the very run the session `matrix` fixture compares with the evidence: no snippet runs
+again for them. A silent failure (a snippet declared `prints` in an environment) must get its own
+entry; a passing snippet no finding at all; the findings of one snippet are the same in a second
+run. Wrong arguments get a TypeError or ValueError naming the argument; TensorFlow 1.x gets a
+clear refusal.
 """
 import json
 import os
 import re
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -28,48 +27,6 @@ PACKAGE = envs.ROOT / "tfdist" / "src"
 # instead of none: on TF 2.4 this snippet trains a model built outside the scope with an ordinary,
 # non-distributed step (it "passes"; TFD003 shows it), so its weights and slots are plain variables.
 NOT_FIXES = {("TFD003/optimizer_in_scope_model_outside.py", "tf2.4"): ["TFD001", "TFD002"]}
-
-WRAPPER = '''# /// tfdist
-{fresh}# [expect]
-# default = "passes"
-# ///
-# Runs {snippet} as the runner would (the same namespace as `python snippet.py`), then the doctor on
-# what it left; the snippet's own exception, if any, is raised again after that, so the run's outcome
-# is the snippet's. exec rather than runpy.run_path: a snippet that raises keeps its globals.
-import json
-import sys
-import traceback
-
-sys.path.insert(0, {package!r})
-namespace = {{"__name__": "__main__", "__file__": {snippet!r}, "__builtins__": __builtins__}}
-failure = None
-try:
-    with open({snippet!r}) as handle:
-        exec(compile(handle.read(), {snippet!r}, "exec"), namespace)
-except BaseException as error:  # the snippet's outcome, judged by the runner
-    failure = error
-report = {{"snippet_raised": failure is not None, "calls": {{}}}}
-import tfdist
-
-for name in ("model", "loaded"):  # `loaded`: the model a TFD004 snippet revives, to train it on
-    if "strategy" not in namespace:  # made inside a function of the snippet: nothing left to inspect
-        break
-    if name == "model" or (name in namespace and "/TFD004/" in {snippet!r}):
-        try:
-            first = tfdist.doctor(namespace.get("strategy"), model=namespace.get(name),
-                                  optimizer=namespace.get("optimizer"))
-            again = tfdist.doctor(namespace.get("strategy"), model=namespace.get(name),
-                                  optimizer=namespace.get("optimizer"))
-            report["calls"][name] = {{"findings": first, "same_when_called_again": first == again,
-                                     "printed": str(first)}}
-        except Exception as error:
-            report["calls"][name] = {{"error": type(error).__name__, "message": str(error),
-                                     "traceback": traceback.format_exc()[-3000:]}}
-with open({out!r}, "w") as handle:
-    json.dump(report, handle)
-if failure is not None:
-    raise failure
-'''
 
 
 def _tensorflow_major(env):
@@ -96,137 +53,121 @@ def _cases():
 CASES = _cases()
 
 
-def _wrapped(path, env, expectation, folder, tag=""):
-    """A runner.Job for `path` wrapped with the doctor, and where its report will be."""
-    rel = f"{path.parent.name}/{path.name}"
-    stem = f"{env.name}-{path.parent.name}-{path.stem}{tag}"
-    out = folder / f"{stem}.json"
-    fresh = expect.fresh_process(path)
-    wrapper = folder / f"{stem}.py"
-    wrapper.write_text(WRAPPER.format(
-        fresh=f"# fresh-process = {json.dumps(fresh)}\n" if fresh else "", snippet=str(path),
-        package=str(PACKAGE), out=str(out)))
-    return rel, runner.Job(wrapper, env, expectation), out
+def _short(path):
+    return f"{path.parent.name}/{path.name}"
 
 
-def _run(job, out):
-    """(report, problems): the doctor's report, and what went wrong with the wrapped run."""
-    try:
-        record = runner._execute(job, runner.TIME_LIMIT, mode=os.environ.get("TFDIST_MODE") or "fork")
-    except runner.RunnerError as error:
-        return None, [str(error)]
-    problems = runner.judge(job, record)
-    try:
-        report = json.loads(out.read_text())
-    except (OSError, ValueError):
-        tail = (record.get("traceback") or record.get("stderr_tail") or "")[-1500:]
-        return None, problems + [f"the wrapper wrote no report:\n{tail}"]
-    return report, problems
+def _key(path, env):
+    return (runner.Job(path, env, expect.Expectation("passes")).rel, env.name)
 
 
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    """Every (snippet, environment) wrapped run, 2 at a time; then, per environment, one snippet
-    that got findings run once more (the second run goes under the key (rel, env, 'again'))."""
-    ready = [env for env in DOCTOR_ENVS if envs.is_ready(env)]  # the others' tests are skipped
-    folder = tmp_path_factory.mktemp("doctor")
-    jobs = [_wrapped(path, env, expectation, folder) for path, env, expectation in CASES if env in ready]
-    jobs.sort(key=lambda item: ready.index(item[1].env))  # one environment after the other (forkpool)
-    workers = int(os.environ.get("TFDIST_WORKERS", "2"))
-    try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            done = list(pool.map(lambda item: _run(item[1], item[2]), jobs))
-        results = {(rel, job.env.name): result for (rel, job, _), result in zip(jobs, done)}
-        again = []
-        for env in ready:
-            with_findings = [(path, e, x) for path, e, x in CASES if e is env
-                             and _found(results[(f"{path.parent.name}/{path.name}", env.name)])]
-            # a silent failure first; else a snippet that raised, but not one whose replicas disagree:
-            # a step stopped by an error leaves its replicas wherever thread timing left them
-            with_findings.sort(key=lambda c: (c[2].kind != "prints", "TFD003" in _ids(
-                results[(f"{c[0].parent.name}/{c[0].name}", env.name)]), str(c[0])))
-            if with_findings:
-                again.append(_wrapped(*with_findings[0], folder, tag="-again"))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            done = list(pool.map(lambda item: _run(item[1], item[2]), again))
-        results.update({(rel, job.env.name, "again"): result for (rel, job, _), result in zip(again, done)})
-    finally:
-        forkpool.stop_all()
-    _print_table(results)
-    return results
+def _findings(record):
+    doctor = (record or {}).get("doctor") or {}
+    return [f for call in doctor.values() for f in call.get("findings") or []]
 
 
-def _found(result):
-    report, _ = result
-    if report is None:
+def _ids(record):
+    return sorted({f["id"] for f in _findings(record)})
+
+
+def judge(path, env_name, expectation, record):
+    """Everything wrong with the doctor's findings in one run's record (empty: as they should be)."""
+    rel = f"{_short(path)} on {env_name}"
+    declared = expect.doctor_models(path)
+    doctor = record.get("doctor")
+    if doctor is None:  # no module-level strategy, or made inside a function: nothing to inspect
+        if record.get("outcome") == "passed" and declared != ["model"]:
+            return [f"{rel}: its tfdist block names {declared} for the doctor, but it leaves no module-level strategy"]
         return []
-    return [f for call in report["calls"].values() for f in call.get("findings") or []]
-
-
-def _ids(result):
-    return sorted({f["id"] for f in _found(result)})
-
-
-def _print_table(results):
-    """The findings table (snippet, environment, finding), for the record of a test run (-s)."""
-    lines = ["tfdist.doctor on the snippets: snippet | environment | declared | findings"]
-    for path, env, expectation in CASES:
-        rel = f"{path.parent.name}/{path.name}"
-        if (rel, env.name) not in results:
-            continue
-        report, problems = results[(rel, env.name)]
-        found = "; ".join(f"{name}: {f['id']} {f['severity']}" for name, call in (report or {}).get("calls", {}).items()
-                          for f in call.get("findings") or []) or "-"
-        if report is None or problems:
-            found = "RUN FAILED"
-        lines.append(f"{rel} | {env.name} | {expectation.kind} | {found}")
-    print("\n".join(lines))
-
-
-@pytest.mark.parametrize("case", CASES, ids=[f"{p.parent.name}/{p.name}@{e.name}" for p, e, _ in CASES])
-def test_doctor_on_snippet(case, reports):
-    path, env, expectation = case
-    rel = f"{path.parent.name}/{path.name}"
-    if (rel, env.name) not in reports:
-        pytest.skip(f"environment {env.name} is not built")
-    report, problems = reports[(rel, env.name)]
-    assert not problems, f"{rel} on {env.name}, wrapped with the doctor:\n" + "\n".join(problems)
-    failed = {name: call for name, call in report["calls"].items() if "error" in call}
-    assert not failed, f"the doctor failed on {rel} ({env.name}): {failed}"
-    for name, call in report["calls"].items():
-        assert call["same_when_called_again"], f"{name}: a second call in the same process found otherwise"
-        assert call["printed"].count("\n") + 1 == max(1, len(call["findings"]))
-        for finding in call["findings"]:
-            assert finding["severity"] in ("error", "warning") and finding["message"]
-            assert finding["url"].endswith(f"e/{finding['id']}/") or finding["id"] == "verification"
-    found = _ids((report, problems))
+    problems = []
+    if list(doctor) != declared:
+        problems.append(f"{rel}: the doctor inspected {list(doctor)}, the tfdist block declares {declared}")
+    for name, call in doctor.items():
+        if call.get("error") == "missing":
+            if record.get("outcome") == "passed":  # a run that raised may stop before it made the model
+                problems.append(f"{rel}: {call['message']}")
+        elif "error" in call:
+            problems.append(f"{rel}: the doctor failed on {name!r}: {call['error']}: {call['message']}\n"
+                            f"{call.get('traceback', '')}")
+        else:
+            if not call["same_when_called_again"]:
+                problems.append(f"{rel}: {name}: a second call in the same process found otherwise")
+            if call["printed"].count("\n") + 1 != max(1, len(call["findings"])):
+                problems.append(f"{rel}: {name}: printed {call['printed']!r}, not one line per finding")
+            for finding in call["findings"]:
+                if not (finding["severity"] in ("error", "warning") and finding["message"]
+                        and (finding["url"].endswith(f"e/{finding['id']}/") or finding["id"] == "verification")):
+                    problems.append(f"{rel}: {name}: a malformed finding {finding}")
+    found, short = _ids(record), _short(path)
     if expectation.kind == "prints" and path.parent.name in set(CHECKS.values()):
         # a silent failure the doctor has a check for: its own entry is named
-        assert path.parent.name in found, f"{rel} on {env.name}: a silent failure of {path.parent.name}, found {found}"
+        if path.parent.name not in found:
+            problems.append(f"{rel}: a silent failure of {path.parent.name}, found {found}")
     elif expectation.kind == "prints":
         # a silent failure no check can see from the objects (a loss scaled by the per-replica batch,
         # an accumulator outside the model, a dataset's split): nothing is claimed but known entries
-        assert set(found) <= set(CHECKS.values()), f"{rel} on {env.name}: {_found((report, problems))}"
+        if not set(found) <= set(CHECKS.values()):
+            problems.append(f"{rel}: {_findings(record)}")
     elif expectation.kind == "passes":
-        wanted = NOT_FIXES.get((rel, env.name))
-        if wanted:
-            assert found == wanted, f"{rel} on {env.name}: {_found((report, problems))}"
-        else:
-            assert found == [], f"a false alarm on a passing snippet: {_found((report, problems))}"
+        wanted = NOT_FIXES.get((short, env_name), [])
+        if found != wanted:
+            what = "a false alarm on a passing snippet" if not wanted else f"expected {wanted}"
+            problems.append(f"{rel}: {what}: {_findings(record)}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def doctored(matrix):
+    """The session's runs, and (for the record of a test run, -s) the doctor's findings on them."""
+    lines = ["tfdist.doctor on the snippets: snippet | environment | declared | findings"]
+    for path, env, expectation in CASES:
+        record = matrix.get(_key(path, env))
+        if record is None:
+            continue
+        found = "; ".join(f"{name}: {f['id']} {f['severity']}" for name, call in (
+            (record.get("doctor") or {}).items() if isinstance(record, dict) else ())
+            for f in call.get("findings") or []) or "-"
+        if not isinstance(record, dict):
+            found = "RUN FAILED"
+        lines.append(f"{_short(path)} | {env.name} | {expectation.kind} | {found}")
+    print("\n".join(lines))
+    return matrix
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{_short(p)}@{e.name}" for p, e, _ in CASES])
+def test_doctor_on_snippet(case, doctored):
+    path, env, expectation = case
+    if not envs.is_ready(env):
+        pytest.skip(f"environment {env.name} is not built")
+    record = doctored[_key(path, env)]
+    if isinstance(record, runner.RunnerError):
+        pytest.fail(f"the run itself failed (tests/test_snippets.py says more): {record}")
+    problems = judge(path, env.name, expectation, record)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("env", DOCTOR_ENVS, ids=[e.name for e in DOCTOR_ENVS])
-def test_findings_are_stable_across_runs(env, reports):
+def test_findings_are_stable_across_runs(env, doctored):
+    """One snippet per environment that got findings runs once more (as the session ran it): the
+    same findings. A silent failure first; else a snippet that raised, but not one whose replicas
+    disagree: a step stopped by an error leaves its replicas wherever thread timing left them."""
     if not envs.is_ready(env):
         pytest.skip(f"environment {env.name} is not built")
-    again = [key for key in reports if len(key) == 3 and key[1] == env.name]
-    if not again:
+    with_findings = [(p, e, x) for p, e, x in CASES if e is env and isinstance(doctored[_key(p, e)], dict)
+                     and _findings(doctored[_key(p, e)])]
+    if not with_findings:
         pytest.fail(f"no snippet got a finding on {env.name}: nothing to compare")
-    rel = again[0][0]
-    first, second = reports[(rel, env.name)], reports[again[0]]
-    assert not second[1], second[1]
-    assert _stable(first[0]["calls"]) == _stable(second[0]["calls"]), f"{rel} on {env.name}: the two runs differ"
-    print(f"{rel} on {env.name}, run twice:", *(_found(r) for r in (first, second)), sep="\n  ")
+    with_findings.sort(key=lambda c: (c[2].kind != "prints", "TFD003" in _ids(doctored[_key(c[0], env)]), str(c[0])))
+    path, _, expectation = with_findings[0]
+    first = doctored[_key(path, env)]
+    try:
+        second = runner._execute(runner.Job(path, env, expectation), runner.TIME_LIMIT,
+                                 mode=os.environ.get("TFDIST_MODE") or "fork")
+    finally:
+        forkpool.stop_all()
+    assert not runner.judge(runner.Job(path, env, expectation), second)
+    assert _stable(first["doctor"]) == _stable(second["doctor"]), f"{_short(path)} on {env.name}: the two runs differ"
+    print(f"{_short(path)} on {env.name}, run twice:", *(_findings(r) for r in (first, second)), sep="\n  ")
 
 
 def _stable(calls):
@@ -236,6 +177,79 @@ def _stable(calls):
     largest = re.compile(r"the largest difference is \S+, in .+?: an update")
     return {name: [dict(f, message=largest.sub("the largest difference is N, in V: an update", f["message"]))
                    for f in call.get("findings") or []] for name, call in calls.items()}
+
+
+# ---------------------------------------------------------------- the declaration
+
+DECLARED = '''# /// tfdist
+# doctor = {names}
+# [expect]
+# default = "passes"
+# ///
+import tensorflow as tf
+
+strategy = tf.distribute.MirroredStrategy()
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)])
+    optimizer = tf.keras.optimizers.SGD(0.1)
+    if hasattr(optimizer, "build"):
+        optimizer.build(model.trainable_variables)
+ids = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+print("replicas:", sorted(int(t) for t in strategy.experimental_local_results(ids)))
+'''
+
+
+def test_a_declared_model_the_snippet_does_not_leave_is_reported(tmp_path):
+    """Mutation: a snippet that names `revived` for the doctor but leaves none. The child says so
+    (and still inspects `model`), the judgement fails the run, and the snippet's own outcome and
+    output are untouched by the doctor."""
+    env = envs.select("default")[0]
+    if not envs.is_ready(env):
+        pytest.skip(f"environment {env.name} is not built")
+    snippet = tmp_path / "TFD999" / "declares_a_model_it_lacks.py"
+    snippet.parent.mkdir()
+    snippet.write_text(DECLARED.format(names='["model", "revived"]'))
+    assert expect.doctor_models(snippet) == ["model", "revived"]
+    expectation = runner.expectations(snippet)[env.name]
+    job = runner.Job(snippet, env, expectation)
+    try:
+        record = runner._execute(job, runner.TIME_LIMIT, mode=os.environ.get("TFDIST_MODE") or "fork")
+    finally:
+        forkpool.stop_all()
+    assert runner.judge(job, record) == [] and record["stdout"] == "replicas: [0, 1, 2, 3]", record
+    assert record["doctor"]["model"]["findings"] == [], record["doctor"]
+    assert record["doctor"]["revived"]["error"] == "missing"
+    problems = judge(snippet, env.name, expectation, record)
+    assert problems == [f"TFD999/declares_a_model_it_lacks.py on {env.name}: the snippet's tfdist block names "
+                        f"'revived' for the doctor, but the snippet left no module-level 'revived'"], problems
+    raised = dict(record, outcome="raised")  # a run that raised before it made the model: not a failure
+    assert judge(snippet, env.name, expect.Expectation("passes"), raised) == []
+
+
+@pytest.mark.parametrize("names, problem", [
+    ('"model"', "'doctor' takes a list of the module-level names"),
+    ("[]", "'doctor' takes a list of the module-level names"),
+    ('["model", "model"]', "'doctor' takes a list of the module-level names"),
+    ('["model", "2nd"]', "'doctor' takes a list of the module-level names"),
+    ('["model", "class"]', "'doctor' takes a list of the module-level names"),
+    ('[3]', "'doctor' takes a list of the module-level names"),
+    ('[\n#   "model",\n# ]', "write 'doctor' on one line"),
+])
+def test_a_bad_doctor_declaration_is_an_expect_error(tmp_path, names, problem):
+    snippet = tmp_path / "bad.py"
+    snippet.write_text(DECLARED.format(names=names))
+    with pytest.raises(expect.ExpectError) as raised:
+        expect.doctor_models(snippet)
+    message = str(raised.value)
+    assert problem in message and "\n" not in message, message
+    with pytest.raises(expect.ExpectError):
+        runner.expectations(snippet)  # the matrix fixture leaves it out; its own test reports it
+
+
+def test_the_undeclared_default_is_model(tmp_path):
+    snippet = tmp_path / "plain.py"
+    snippet.write_text(DECLARED.replace("# doctor = {names}\n", ""))
+    assert expect.doctor_models(snippet) == ["model"]
 
 
 # ---------------------------------------------------------------- arguments

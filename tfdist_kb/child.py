@@ -11,10 +11,19 @@ LIFELINE_FD is the read end of a pipe whose write end only the runner holds: end
 means the runner is gone (killed, even by SIGKILL). The child then removes the runner's scratch
 folder (RESULT.json's folder, where the snippet's TMPDIR is too) and kills its own process group,
 so that a killed `tfdist matrix` leaves no snippet running and no temporary folder behind.
+
+After the snippet (whether it returned or raised), on TensorFlow 2 and where the snippet left a
+module-level `strategy`, `tfdist.doctor` inspects the snippet's own objects: its `strategy`, its
+`optimizer` and each model its tfdist block names (`# doctor = ["model", "loaded"]`; `model` where it
+names none), twice. The findings go under "doctor" in RESULT.json, beside the snippet's outcome,
+which the doctor never changes (its output goes nowhere; its own failure is recorded under
+"doctor"). So the run the tests compare with the evidence is the run whose findings they judge.
 """
+import ast
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import sys
@@ -76,6 +85,63 @@ def _keras():
     return "tf.keras", getattr(tf.keras, "__version__", None)  # bundled in TensorFlow (TF 1.x, 2.0-2.5)
 
 
+# The snippet's tfdist block (as tfdist_kb.expect reads it) and, in it, the models the doctor inspects.
+_BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
+_DOCTOR = re.compile(r"^# doctor\s*=\s*(?P<names>\[.*\])\s*$", re.MULTILINE)
+_PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tfdist", "src")
+
+
+def doctor_names(source):
+    """The module-level names the doctor inspects as models, as the snippet's tfdist block declares
+    them on one line (`# doctor = ["model", "loaded"]`), or None where it declares none (then
+    `model`). tfdist_kb.expect checks the declaration against its TOML reading of the block."""
+    block = _BLOCK.search(source)
+    found = _DOCTOR.search(block.group("body")) if block else None
+    if not found:
+        return None
+    try:
+        return ast.literal_eval(found.group("names"))
+    except (ValueError, SyntaxError):
+        return None
+
+
+def _failure(error):
+    return {"error": type(error).__name__, "message": str(error), "traceback": traceback.format_exc()[-3000:]}
+
+
+def _doctor(namespace, declared):
+    """{model name: findings of tfdist.doctor, called twice, or why there are none}, on the objects
+    the snippet left in `namespace`. Nothing it does reaches the snippet's stdout."""
+    if _PACKAGE not in sys.path:
+        sys.path.append(_PACKAGE)  # only now: the snippet never saw it
+    report = {}
+    sys.stdout.flush()
+    saved = os.dup(1)
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    try:
+        for name in declared or ["model"]:
+            if declared and name not in namespace:  # the snippet raised before it, or never made it
+                report[name] = {"error": "missing", "message": "the snippet's tfdist block names {!r} for the "
+                                "doctor, but the snippet left no module-level {!r}".format(name, name)}
+                continue
+            try:
+                import tfdist
+
+                model = namespace.get(name)  # `model` where none is declared: None if the snippet left none
+                first = tfdist.doctor(namespace["strategy"], model=model, optimizer=namespace.get("optimizer"))
+                again = tfdist.doctor(namespace["strategy"], model=model, optimizer=namespace.get("optimizer"))
+                report[name] = {"findings": first, "same_when_called_again": first == again, "printed": str(first)}
+            except Exception as error:  # the doctor's own failure: its record, not the snippet's outcome
+                report[name] = _failure(error)
+            sys.stdout.flush()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(quiet)
+    return report
+
+
 def main(argv):
     _start_watchdog(argv)
     snippet, result_path = argv[1], argv[2]
@@ -94,7 +160,8 @@ def main(argv):
         result["tensorflow"] = tf.__version__
         result["keras_package"], result["keras"] = _keras()
         with open(snippet) as handle:
-            code = compile(handle.read(), snippet, "exec")
+            source = handle.read()
+        code = compile(source, snippet, "exec")
         sys.argv = [snippet]
         own = time.time()
         try:
@@ -109,8 +176,15 @@ def main(argv):
                 result["message"] = str(error)
                 result["traceback"] = traceback.format_exc()[-4000:]
         result["snippet_seconds"] = round(time.time() - own, 3)  # the snippet's own work: no import, no setup
+        sys.stdout.flush()
         witness.save(final=True)
-        result["witness"] = witness.record
+        result["witness"] = json.loads(json.dumps(witness.record))  # as the snippet left it, not the doctor
+        if int(tf.__version__.split(".")[0]) >= 2 and "strategy" in namespace:
+            names = doctor_names(source)
+            try:
+                result["doctor"] = json.loads(json.dumps(_doctor(namespace, names)))
+            except Exception as error:  # noqa: BLE001  the doctor's failure, never the snippet's outcome
+                result["doctor"] = {name: _failure(error) for name in names or ["model"]}
     except BaseException:
         result["outcome"] = "error"
         result["traceback"] = traceback.format_exc()[-4000:]

@@ -25,13 +25,20 @@ A snippet that cannot run in the same Jupyter kernel as the snippets before it i
 notebook (tfdist_kb.notebooks runs them top to bottom in one kernel) says why above [expect]:
 `# restart-kernel = "a second MirroredStrategy in one process reuses the first one's collective keys"`.
 The notebook then tells the reader to restart the kernel there, and its test does exactly that.
+
+After the snippet, the runner's child has `tfdist.doctor` inspect the snippet's module-level
+`strategy`, `optimizer` and models; which globals are models it inspects is declared on one line above
+[expect], `# doctor = ["model", "loaded"]` (a model the snippet revives, say); `["model"]` when absent.
 """
 from __future__ import annotations
 
+import keyword
 import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import child
 
 BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
 # The keys besides [expect] that a tfdist block may hold, each the reason for a way of running it.
@@ -134,15 +141,30 @@ def _block(snippet: Path) -> dict:
         block = tomllib.loads(body)
     except tomllib.TOMLDecodeError as error:
         raise ExpectError(f"{snippet}: the tfdist block is not valid TOML: {error}") from None
-    unknown = set(block) - {"expect", *REASONS}
+    unknown = set(block) - {"expect", "doctor", *REASONS}
     if unknown:
         raise ExpectError(f"{snippet}: the tfdist block has unknown key(s) {', '.join(sorted(unknown))} "
-                          f"(known: [expect], {', '.join(REASONS)})")
+                          f"(known: [expect], doctor, {', '.join(REASONS)})")
+    if "doctor" in block:
+        names = block["doctor"]
+        if (not isinstance(names, list) or not names or len(set(map(str, names))) != len(names)
+                or not all(isinstance(n, str) and n.isidentifier() and not keyword.iskeyword(n) for n in names)):
+            raise ExpectError(f"{snippet}: 'doctor' takes a list of the module-level names the doctor inspects as "
+                              f"models, each once, e.g. [\"model\", \"loaded\"]; got {names!r}")
+        if child.doctor_names(found.string) != names:  # what the runner's child reads, with no TOML parser
+            raise ExpectError(f"{snippet}: write 'doctor' on one line of the tfdist block, e.g. "
+                              f"# doctor = [\"model\", \"loaded\"]")
     for key, what in REASONS.items():
         reason = block.get(key)
         if reason is not None and (not isinstance(reason, str) or not reason.strip()):
             raise ExpectError(f"{snippet}: '{key}' takes the reason why {what}")
     return block
+
+
+def doctor_models(snippet: Path) -> list[str]:
+    """The module-level names `tfdist.doctor` inspects as models after the snippet ran (declared
+    `doctor = ["model", "loaded"]` above [expect]); ["model"] where none is declared."""
+    return _block(snippet).get("doctor", ["model"])
 
 
 def restart_kernel(snippet: Path) -> str | None:

@@ -26,10 +26,11 @@ SNIPPETS = ROOT / "snippets"
 CACHE = ROOT / ".cache" / "tfdist" / "runs"
 REPLICAS = 4
 TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
-# What a run's record depends on besides the snippet and the environment: the runner's own code.
+# What a run's record depends on besides the snippet and the environment: the runner's own code,
+# and tfdist.doctor, whose findings on the snippet's objects the child records with the run.
 _RUNNER_CODE = [Path(__file__).with_name(n) for n in
                 ("child.py", "replicas.py", "witness.py", "envs.py", "runner.py", "messages.py", "forkserver.py",
-                 "forkpool.py")]
+                 "forkpool.py")] + [ROOT / "tfdist" / "src" / "tfdist" / "doctor.py"]
 
 
 class RunnerError(Exception):
@@ -263,6 +264,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
         # kept in the cache, not in the evidence file:
         "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
         "snippet_seconds": child.get("snippet_seconds"),
+        "doctor": child.get("doctor"),  # tfdist.doctor on the snippet's objects (tests/test_doctor.py)
     })
     return record
 

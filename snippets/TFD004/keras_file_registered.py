@@ -1,4 +1,5 @@
 # /// tfdist
+# doctor = ["model", "loaded"]
 # [expect]
 # default = "passes"
 # "tf1.15" = { not-applicable = "strategy.run and experimental_distribute_values_from_function are TF 2 APIs (TF 1.15 has experimental_run_v2 only)" }

@@ -1,4 +1,5 @@
 # /// tfdist
+# doctor = ["model", "loaded"]
 # [expect]
 # default = { prints = "loaded model: replica ids \\[0, 1, 2, 3\\]; ids seen inside the model \\[-1, -1, -1, -1\\]; outputs \\[3\\.0, 6\\.0, 9\\.0, 12\\.0\\]\\n  Python calls of IdLayer\\.call: 0; lines written by tf\\.print: 4\\n    4 x global_replica_id: -1$" }
 # "tf2.4" = { prints = "loaded model: replica ids \\[0, 1, 2, 3\\]; ids seen inside the model \\[0, 0, 0, 0\\]; outputs \\[3\\.0, 6\\.0, 9\\.0, 12\\.0\\]\\n  Python calls of IdLayer\\.call: 0; lines written by tf\\.print: 4\\n    4 x global_replica_id: 0$" }

@@ -1,4 +1,5 @@
 # /// tfdist
+# doctor = ["model", "loaded"]
 # [expect]
 # default = { prints = "loaded model: replica ids \\[0, 1, 2, 3\\]; ids seen inside the model \\[0, 0, 0, 0\\]; outputs \\[3\\.0, 6\\.0, 9\\.0, 12\\.0\\]\\n  Python calls of IdLayer\\.call: 0; lines written by tf\\.print: 4\\n    4 x global_replica_id: 0$" }
 # "tf1.15" = { not-applicable = "strategy.run and experimental_distribute_values_from_function are TF 2 APIs (TF 1.15 has experimental_run_v2 only)" }
