@@ -88,8 +88,10 @@ matrix: setup envs
 	$(BIN)/tfdist matrix
 	$(BIN)/tfdist errors
 
-# The site (strict build time, entry-page transfer, search index, Lighthouse), then the matrix.
-# `tfdist bench --site-only` for the site's figures alone.
+# The site (strict build time, entry-page transfer, search index, Lighthouse), then the matrix, then
+# the test budget (runs per environment, the last make test by test file, make test at 2x and 4x the
+# snippets). `tfdist bench --site-only`: the site's figures alone; `tfdist bench --budget`: the budget
+# alone, read from records (nothing built or run).
 bench: setup envs
 	$(BIN)/tfdist bench
 

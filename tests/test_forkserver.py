@@ -11,13 +11,52 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, forkpool, runner
+from tfdist_kb import envs, evidence, expect, forkpool, pytest_plugin, runner
 
 ROOT = runner.ROOT
 pytestmark = pytest.mark.matrix
-# The environments whose every snippet runs in both modes here; `make test` also compares each fork
-# run of every environment with the evidence, which fresh processes recorded.
+# The environments whose snippets run in both modes here (`make test` also compares each fork run of
+# every environment with the evidence, which fresh processes recorded). TFDIST_EQUIVALENCE=all: every
+# snippet (the weekly drift workflow); otherwise the sample of this commit (equivalence_sample).
 EQUIVALENCE_ENVS = os.environ.get("TFDIST_EQUIVALENCE_ENVS") or "default"
+EQUIVALENCE = os.environ.get("TFDIST_EQUIVALENCE") or "sample"
+SAMPLE_SIZE = 10  # about this many snippets per commit: K = ceil(snippets / SAMPLE_SIZE) commits cover them all
+
+
+def _git(*args) -> str | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def equivalence_sample(files: list[Path]) -> tuple[list[Path], str]:
+    """The snippets compared in both modes on this commit, and how they were chosen: of the sorted
+    snippet files, those whose index i has i % K == n % K, K = ceil(len / SAMPLE_SIZE), n the number of
+    commits up to HEAD (`git rev-list --count HEAD`), so K consecutive commits cover every snippet. In
+    a shallow clone (CI's checkout) n is HEAD's hash read as a number instead (still one rotating sample
+    per commit); without git, n = 0."""
+    k = max(1, -(-len(files) // SAMPLE_SIZE))
+    if _git("rev-parse", "--is-shallow-repository") == "false" and (count := _git("rev-list", "--count", "HEAD")):
+        n, why = int(count), f"commit count {count}"
+    elif head := _git("rev-parse", "HEAD"):
+        n, why = int(head[:12], 16), f"shallow clone: HEAD {head[:12]} as a number"
+    else:
+        n, why = 0, "no git history: n = 0"
+    chosen = [f for i, f in enumerate(files) if i % k == n % k]
+    return chosen, f"snippets i with i % {k} == {n % k} ({why}); TFDIST_EQUIVALENCE=all for every one"
+
+
+def equivalence_files() -> tuple[list[Path], str]:
+    files = runner.snippet_files()
+    if EQUIVALENCE == "all":
+        return files, "every snippet (TFDIST_EQUIVALENCE=all)"
+    if EQUIVALENCE != "sample":
+        pytest.fail(f"TFDIST_EQUIVALENCE: {EQUIVALENCE[:40]!r} is neither 'sample' nor 'all'")
+    return equivalence_sample(files)
+
+
 STRATEGY = ("import tensorflow as tf\nstrategy = tf.distribute.MirroredStrategy()\n"
             "strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)\n")
 PASSES = '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n'
@@ -39,20 +78,38 @@ def forked(path, env, **kwargs):
 
 
 @pytest.mark.parametrize("env", envs.select(EQUIVALENCE_ENVS), ids=lambda e: e.name)
-def test_every_snippet_gives_the_same_record_forked_and_fresh(env):
-    """Outcome, exception, whole message, output and devices, run by run (the cache keeps both modes apart)."""
-    _, fresh, _ = runner.run_matrix([env], use_cache=True, mode="fresh")
-    _, fork, _ = runner.run_matrix([env], use_cache=True, mode="fork")
-    assert fresh.keys() == fork.keys()
+def test_every_snippet_gives_the_same_record_forked_and_fresh(env, request):
+    """Outcome, exception, whole message, output and devices, run by run (the cache keeps both modes
+    apart), for the snippets of this commit's sample (equivalence_sample) or all of them."""
+    chosen, how = equivalence_files()
+    names = [f"{p.parent.name}/{p.name}" for p in chosen]
+    sample = f"{len(chosen)} snippet(s) on {env.name}, {how}: {', '.join(names)}"
+    pytest_plugin.note(request.config, f"fork/fresh equivalence: {sample}")
+    _, fresh, _ = runner.run_matrix([env], use_cache=True, files=chosen, mode="fresh")
+    _, fork, _ = runner.run_matrix([env], use_cache=True, files=chosen, mode="fork")
+    assert fresh.keys() == fork.keys(), sample
     broken = {k: str(r) for k, r in list(fresh.items()) + list(fork.items()) if isinstance(r, Exception)}
-    assert not broken, broken
+    assert not broken, (sample, broken)
     ran = [k for k, r in fork.items() if r["outcome"] != "not-applicable"]
-    assert ran and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0]) for k in ran)
-    assert all(fresh[k]["mode"] == "fresh" for k in ran)
+    assert chosen and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0]) for k in ran), sample
+    assert all(fresh[k]["mode"] == "fresh" for k in ran), sample
     declared = {k: runner.expectations(ROOT / k[0])[env.name].exceptions for k in ran}  # interchangeable ones
     # every field the evidence compares, the whole message and its headline exactly as recorded
     differ = {k[0]: found for k in ran if (found := evidence.differences(fresh[k], fork[k], declared[k]))}
-    assert not differ, differ
+    assert not differ, (sample, differ)
+
+
+def test_the_equivalence_sample_rotates_and_covers_every_snippet(monkeypatch):
+    files = [Path(f"s{i:02}.py") for i in range(75)]
+    counts = iter(range(200, 240))
+    monkeypatch.setattr(sys.modules[__name__], "_git", lambda *a: "false" if "--is-shallow-repository" in a
+                        else str(next(counts)) if "--count" in a else None)
+    samples = [equivalence_sample(files)[0] for _ in range(8)]
+    assert all(8 <= len(s) <= 10 for s in samples) and sorted(sum(samples, [])) == files
+    assert "commit count 208" in equivalence_sample(files)[1]
+    monkeypatch.setattr(sys.modules[__name__], "_git", lambda *a: None)
+    assert equivalence_sample(files) == (files[::8], equivalence_sample(files)[1])
+    assert "no git history" in equivalence_sample(files)[1]
 
 
 def test_a_fork_sees_what_a_fresh_process_sees(tmp_path, default_env):

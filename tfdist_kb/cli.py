@@ -2,11 +2,15 @@
 which answers `tfdist explain` itself and hands the others to this module).
 
   tfdist envs [ENV,...]          create/update the pinned TensorFlow environments
-  tfdist matrix [--envs ENV,...] [--snippets TFDnnn,...] [--no-cache]   run the snippets (every one, or
-                                 those of the named entries/files) everywhere, merge into snippets/evidence.json
+  tfdist matrix [--envs ENV,...] [--snippets TFDnnn,...] [--no-cache] [--notebooks-only]   run the snippets
+                                 (every one, or those of the named entries/files) everywhere, merge into
+                                 snippets/evidence.json; then their entries' notebooks whose inputs changed,
+                                 each in a kernel, into snippets/notebooks.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
-  tfdist bench [--site-only]     the site (build time, entry-page transfer, search index, Lighthouse),
-                                 then the matrix: per environment and a no-change re-run
+  tfdist bench [--site-only|--budget]   the site (build time, entry-page transfer, search index, Lighthouse),
+                                 then the matrix: per environment and a no-change re-run; then the test
+                                 budget (--budget: that alone): runs per environment, the last make test
+                                 by test file, make test projected to 2x and 4x the snippets
   tfdist lock [ENV,...]          recompile the lock files from tfdist_kb/envs/*.in
   tfdist errors                  write the tfdist package's error index (registry + evidence)
   tfdist drift [--channel nightly]   the newest TensorFlow/Keras releases against the evidence
@@ -65,6 +69,8 @@ def cmd_matrix(args) -> int:
     chosen = _chosen_snippets(args.snippets)
     for folder in (evidence.PATH.parent, runner.CACHE):  # a read-only snippets/ or cache stops it before any run
         files.check_writable(folder)
+    if args.notebooks_only:
+        return _record_notebooks(args, selected, chosen)
     all_jobs, results, wall = runner.run_matrix(selected, not args.no_cache, files=chosen)
     broken = [r for r in results.values() if isinstance(r, runner.RunnerError)]
     for error in broken:
@@ -88,7 +94,27 @@ def cmd_matrix(args) -> int:
         evidence.save(list(kept.values()), [e.name for e in envs.load()])
     print(f"[matrix] {len(all_jobs)} runs in {wall:.1f} s; wrote {evidence.PATH.relative_to(envs.ROOT)}"
           + (f"; {problems} unexpected outcome(s)" if problems else ""))
-    return 1 if problems else 0
+    return max(1 if problems else 0, _record_notebooks(args, selected, chosen))
+
+
+def _record_notebooks(args, selected, chosen) -> int:
+    """After the snippets: the notebooks (of every entry, or of the entries `--snippets` names) whose
+    inputs changed since their recorded run, run in a kernel, into snippets/notebooks.json. They show
+    the default environment's records: with `--envs` leaving it out, nothing to do."""
+    from . import notebooks
+
+    default = envs.default()
+    if default.name not in {e.name for e in selected}:
+        print(f"[notebooks] not run: they show {default.name}'s runs, which --envs leaves out")
+        return 0
+    entries = None if chosen is None else [e for e in notebooks.published() if e.id in {p.parent.name for p in chosen}]
+    started = time.monotonic()
+    failed = notebooks.record(entries, again=args.no_cache)
+    print(f"[notebooks] {time.monotonic() - started:.1f} s")
+    for entry in failed:
+        print(f"[notebooks] {entry}: the notebook did not run as its snippets declare (snippets/notebooks.json)",
+              file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _chosen_snippets(spec: str | None) -> list[Path] | None:
@@ -160,8 +186,10 @@ def cmd_bench(args) -> int:
     import os
     import subprocess
 
-    from . import sitebench
+    from . import budget, sitebench
 
+    if args.budget:  # the test budget alone: read from records, nothing built or run
+        return budget.report()
     # The site first (strict build, entry-page transfer, search index, Lighthouse): figures, no assertions.
     try:
         sitebench.report()
@@ -236,7 +264,8 @@ def cmd_bench(args) -> int:
     print(f"({cores} cores, {os.environ.get('TFDIST_WORKERS') or cores} runs at a time; wall s per environment; "
           f"med = median seconds of one run; ovh = median seconds of a run beyond the snippet's own work; "
           f"fork wall includes starting the pre-imported TensorFlow)")
-    return 0
+    print(flush=True)
+    return budget.report()
 
 
 def cmd_gpu_check(args) -> int:
@@ -283,7 +312,9 @@ def main(argv=None) -> int:
     p = sub.add_parser("matrix", help="run every snippet in every environment; write the evidence")
     p.add_argument("--envs", default="all")
     p.add_argument("--snippets", default=None, help="only these entries or files (TFD007,TFD016/x.py); other records stay")
-    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--no-cache", action="store_true", help="run every snippet and every notebook again")
+    p.add_argument("--notebooks-only", action="store_true",
+                   help="only the notebooks whose inputs changed (snippets/notebooks.json), not the snippets")
     p.set_defaults(func=cmd_matrix)
     p = sub.add_parser("run", help="run one snippet on 4 replicas")
     p.add_argument("snippet")
@@ -296,6 +327,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("bench", help="measure the site, then time the matrix")
     p.add_argument("--envs", default="all")
     p.add_argument("--site-only", action="store_true", help="the site's figures only (no TensorFlow environments)")
+    p.add_argument("--budget", action="store_true",
+                   help="the test budget only: runs per environment, the last make test by file, projections")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("drift", help="run every snippet on the newest TensorFlow/Keras; differences from the evidence")
     p.add_argument("--channel", choices=("release", "nightly"), default="release",

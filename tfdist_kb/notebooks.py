@@ -17,10 +17,31 @@ A snippet that cannot share a kernel with the cells above it declares why (`rest
 header, tfdist_kb.expect): its markdown cell starts by telling the reader to restart the kernel and
 run the setup cell again, and its code cell carries `tfdist.restart_kernel`, where the notebook test
 restarts the kernel too.
+
+Each notebook also runs top to bottom as a reader would run it (`run_as_a_reader`: one kernel of
+the docs environment, restarted where a cell says so), and every snippet cell must fail exactly
+where its snippet is declared to fail in the default environment (`problems`). `tfdist matrix`
+(make matrix) does this after recording the snippets and writes the outcome to
+snippets/notebooks.json, keyed on the notebook's inputs (`inputs`): the sha256 of
+  - the English notebook as `build` generates it, with the page address fixed to the entry's
+    relative URL (a mirror's TFDIST_BASE_URL does not change it): its code cells, their tags and
+    restart marks, and the recorded outputs it shows;
+  - the bytes of each of the entry's snippet files (their headers declare which cells must raise what);
+  - tfdist_kb/envs/dev.txt, the lock of the docs environment whose kernel runs the notebook;
+  - the default environment's pins (its lock file read as name -> version), whose declarations apply.
+The other language's notebook has the same code cells, so it is not run separately. A notebook whose
+inputs are unchanged since its recorded run is not run again by the tests (tests/test_notebooks.py,
+TFDIST_NOTEBOOKS=all runs every one); `tfdist matrix` runs only the notebooks whose inputs changed
+(every one with --no-cache).
 """
 from __future__ import annotations
 
+import datetime
+import hashlib
+import json
 import re
+import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -33,6 +54,11 @@ REPLICAS_SOURCE = Path(__file__).with_name("replicas.py")
 # Where the site build writes the notebooks it publishes: one stable folder per language, so an
 # unchanged notebook keeps its bytes and its modification time from one build to the next.
 OUT = envs.ROOT / ".cache" / "notebooks"
+RECORD = envs.ROOT / "snippets" / "notebooks.json"
+DOCS_LOCK = Path(__file__).with_name("envs") / "dev.txt"
+INPUTS = ("sha256 of the English notebook (page address fixed), the entry's snippet files, "
+          "tfdist_kb/envs/dev.txt and the default environment's pins (tfdist_kb/notebooks.py)")
+DEVICES = re.compile(r"\d+ physical GPUs|1 physical GPU split into 4 logical GPUs|4 logical CPU devices")
 
 
 def example(snippet: Path) -> str:
@@ -173,3 +199,138 @@ def write_all(out_dir: Path, lang: str = i18n.DEFAULT, urls: dict[str, str] | No
     for old in set(out_dir.glob("*.ipynb")) - set(written):
         old.unlink()
     return written
+
+
+# ---- running a notebook as a reader would, and the record of those runs -----------------------------
+
+def inputs(entry: registry.Entry) -> str:
+    """What determines the run of `entry`'s notebook (see the module's docstring), as a sha256."""
+    digest = hashlib.sha256()
+    default = envs.default()
+    parts = [("notebook", nbformat.writes(build(entry, i18n.DEFAULT, entry.url)).encode())]
+    parts += [(p.relative_to(envs.ROOT).as_posix(), p.read_bytes()) for p in entry.snippets]
+    parts += [("tfdist_kb/envs/dev.txt", DOCS_LOCK.read_bytes()),
+              (f"pins of {default.name}", json.dumps(default.pins(), sort_keys=True).encode())]
+    for name, data in parts:
+        digest.update(f"{name}\0{len(data)}\0".encode() + data)
+    return digest.hexdigest()
+
+
+def kernel_parts(nb: nbformat.NotebookNode) -> list[list]:
+    """The cells after the setup cell, split where a cell is marked `restart_kernel`: a kernel per
+    part (the markdown cell that tells the reader to restart goes with the cell it announces)."""
+    parts, part = [], []
+    for cell in nb.cells[3:]:
+        if cell.metadata.get("tfdist", {}).get("restart_kernel") and part:
+            parts.append(part)
+            part = [parts[-1].pop()] if parts[-1] and parts[-1][-1].cell_type == "markdown" else []
+        part.append(cell)
+    parts.append(part)
+    return parts
+
+
+def run_as_a_reader(nb: nbformat.NotebookNode, folder: Path, log=None) -> int:
+    """Run the notebook top to bottom as a reader following it would: in one kernel, except that
+    where a cell is marked `restart_kernel` (its markdown cell tells the reader to) the kernel is
+    restarted and the setup cell run again before it. Outputs are written into `nb`'s cells.
+    Returns the number of kernels; ValueError if the setup cell did not provide 4 devices.
+    `log`: an open file for the kernels' own output (TensorFlow's log lines), else inherited."""
+    import nbclient
+
+    setup = nb.cells[2]
+    parts = kernel_parts(nb)
+    for i, cells in enumerate(parts):
+        kernel = nbformat.v4.new_notebook(metadata=nb.metadata, cells=[setup.copy() if i else setup] + cells)
+        nbclient.NotebookClient(kernel, timeout=600, kernel_name="python3",
+                                resources={"metadata": {"path": str(folder)}}).execute(
+            **({"stdout": log, "stderr": log} if log else {}))
+        printed = "".join(o.text for o in kernel.cells[0].outputs if o.get("name") == "stdout").strip()
+        if not DEVICES.fullmatch(printed):
+            raise ValueError(f"the setup cell printed {printed[:200]!r}, not 4 devices")
+    return len(parts)
+
+
+def problems(nb: nbformat.NotebookNode) -> list[str]:
+    """The snippet cells of a run notebook whose errors are not what their snippets declare for the
+    default environment: a declared `raises` must raise one of its exceptions, anything else nothing."""
+    default = envs.default().name
+    found, checked = [], 0
+    for cell in nb.cells:
+        snippet = cell.metadata.get("tfdist", {}).get("snippet")
+        if not snippet:
+            continue
+        checked += 1
+        declared = runner.expectations(registry.ROOT / "snippets" / snippet)[default]
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if declared.kind == "raises" and not (errors and errors[0].ename in declared.exceptions):
+            got = f"{errors[0].ename}: {errors[0].evalue}"[:300] if errors else "no error"
+            found.append(f"{snippet}: expected {declared.describe()}, got {got}")
+        elif declared.kind != "raises" and errors:
+            found.append(f"{snippet}: {errors[0].ename}: {errors[0].evalue}"[:300])
+    if not checked:
+        found.append(f"{nb.metadata['tfdist']['entry']}: the notebook has no snippet cells")
+    return found
+
+
+def run(entry: registry.Entry, folder: Path | None = None) -> dict:
+    """Run `entry`'s notebook as a reader would; its record: inputs, outcome ('passed' or 'failed:
+    why'), kernels, seconds, date."""
+    digest = inputs(entry)
+    nb = build(entry)
+    started = time.monotonic()
+    kernels = None
+    with tempfile.TemporaryDirectory(prefix="tfdist-notebook-") as scratch:
+        log = Path(scratch) / "kernel.log"
+        try:
+            with open(log, "w") as handle:
+                kernels = run_as_a_reader(nb, Path(folder or scratch), handle)
+            found = problems(nb)
+        except Exception as error:  # a cell outside the declared ones failed, a kernel died, a timeout
+            tail = log.read_text(errors="replace").strip()[-300:] if log.exists() else ""
+            found = [f"{type(error).__name__}: {str(error).strip()[-300:]}" + (f" (kernel log: {tail})" if tail else "")]
+    return {"inputs": digest, "outcome": "passed" if not found else "failed: " + "; ".join(found),
+            "kernels": kernels, "seconds": round(time.monotonic() - started, 1),
+            "date": datetime.datetime.now(datetime.timezone.utc).date().isoformat()}
+
+
+def load_record(path: Path | None = None) -> dict[str, dict]:
+    """The recorded notebook runs by entry ID ({} if none is recorded yet)."""
+    path = path or RECORD
+    if not path.exists():
+        return {}
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8"))["notebooks"])
+    except (ValueError, KeyError, TypeError) as error:
+        from .evidence import EvidenceError
+
+        raise EvidenceError(f"{path.name}: not a readable notebook record ({type(error).__name__}); "
+                         f"restore it from git or rewrite it with `make matrix`") from None
+
+
+def record(chosen: list[registry.Entry] | None = None, again: bool = False, say=print) -> list[str]:
+    """Run the notebooks of `chosen` (None: every published entry) whose inputs changed since their
+    recorded run (`again`: all of them) and merge their records into snippets/notebooks.json; the
+    records of entries no longer published are dropped. Returns the IDs whose run failed."""
+    from . import evidence
+
+    every = {e.id: e for e in published()}
+    todo = [e for e in (chosen if chosen is not None else every.values()) if e.id in every]
+    before = load_record()
+    failed = []
+    results = {}
+    for entry in todo:
+        if not again and before.get(entry.id, {}).get("inputs") == inputs(entry) \
+                and before[entry.id].get("outcome") == "passed":
+            continue
+        result = results[entry.id] = run(entry)
+        say(f"[notebooks] {entry.id}: {result['outcome']} ({result['kernels']} kernel(s), {result['seconds']} s)")
+        if result["outcome"] != "passed":
+            failed.append(entry.id)
+    with evidence.locked(RECORD):
+        kept = {k: v for k, v in load_record().items() if k in every}
+        kept.update(results)
+        files.write_atomic(RECORD, json.dumps({"generated_by": "tfdist matrix (make matrix)", "inputs": INPUTS,
+                                               "notebooks": dict(sorted(kept.items()))}, indent=1) + "\n")
+    say(f"[notebooks] {len(results)} run, {len(todo) - len(results)} unchanged since their recorded run; "
+        f"wrote {RECORD.relative_to(envs.ROOT)}")
+    return failed
