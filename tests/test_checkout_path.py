@@ -68,8 +68,8 @@ def clone(tmp_path_factory) -> Path:
 
 
 def _in(clone: Path, *args: str, timeout: float, **extra_env) -> subprocess.CompletedProcess:
-    """This interpreter in the clone, the clone's packages first on sys.path (the development
-    environment has tfdist_kb and tfdist installed editable from this checkout)."""
+    """This interpreter in a checkout (the clone, or this one), that checkout's packages first on
+    sys.path (the development environment has tfdist_kb and tfdist installed editable from one)."""
     environ = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TFDIST_KB_SITE")}
     environ.update(PYTHONPATH=os.pathsep.join([str(clone), str(clone / "tfdist" / "src")]), **extra_env)
     return subprocess.run([sys.executable, *args], cwd=clone, env=environ, capture_output=True, text=True,
@@ -140,6 +140,35 @@ def test_a_run_from_the_clone_gives_the_committed_record(clone):
     found = said["differences"]
     assert sorted(found) == sorted(f"{rel}@{name}" for rel, name in chosen)
     assert {run: problems for run, problems in found.items() if problems} == {}
+
+
+# Each language's notebooks, written by the checkout the code comes from: {LANG/ID.ipynb: sha256}
+_NOTEBOOKS_FROM_HERE = """
+import hashlib, json, sys
+from pathlib import Path
+from tfdist_kb import i18n, notebooks
+out = {}
+for lang in i18n.LANGUAGES:
+    before = i18n.language()
+    i18n.set_language(lang)
+    try:
+        written = notebooks.write_all(Path(sys.argv[1]) / lang, lang)
+    finally:
+        i18n.set_language(before)
+    out.update({f"{lang}/{p.name}": hashlib.sha256(p.read_bytes()).hexdigest() for p in written})
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_the_clone_writes_the_same_notebooks(clone, tmp_path):
+    """A notebook names no place of the checkout it was generated in: byte for byte the same from a
+    clone under a tmp folder (the readers' download, and mkdocs-jupyter's cache key)."""
+    here = _in(ROOT, "-c", _NOTEBOOKS_FROM_HERE, str(tmp_path / "here"), timeout=120)
+    there = _in(clone, "-c", _NOTEBOOKS_FROM_HERE, str(tmp_path / "there"), timeout=120)
+    assert here.returncode == 0 and there.returncode == 0, here.stderr[-2000:] + there.stderr[-2000:]
+    ours, theirs = json.loads(here.stdout), json.loads(there.stdout)
+    assert {name.split("/")[0] for name in ours} == {"en", "zh"} and "en/TFD001.ipynb" in ours
+    assert theirs == ours
 
 
 # ---- what is committed names no place of this machine -------------------------------------------
