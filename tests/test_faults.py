@@ -288,8 +288,10 @@ def test_make_serve_passes_its_port_through():
 # ---- the command line: a closed pipe, a huge bad argument -----------------------------------------
 
 def _python37():
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.7*/bin/python3.7")))
-    return found[-1] if found else shutil.which("python3.7")
+    try:
+        return str(envs.find_interpreter("3.7"))  # pyenv (PYENV_ROOT honoured) or PATH, as the environments find it
+    except envs.EnvError:
+        return None
 
 
 PYTHONS = [pytest.param(sys.executable, id="3.11"),

@@ -2,7 +2,6 @@
 `tfdist explain` and its exit codes on every kind of bad input, `install()`/`lookup()`/`annotate()`,
 and that the package installs and runs on Python 3.7. Against a small handmade error index
 ($TFDIST_DATA), except for the test of the shipped data file."""
-import glob
 import json
 import os
 import shutil
@@ -404,9 +403,12 @@ def test_explain_by_id_with_the_shipped_index(query, code, expected):
 
 
 def python37():
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.7*/bin/python3.7"))) or \
-        [p for p in [shutil.which("python3.7")] if p]
-    return found[-1] if found else None
+    from tfdist_kb import envs  # pyenv (PYENV_ROOT honoured) or PATH, as the environments find it
+
+    try:
+        return str(envs.find_interpreter("3.7"))
+    except envs.EnvError:
+        return None
 
 
 @pytest.mark.skipif(python37() is None, reason="no Python 3.7 interpreter")
