@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.tfdist-installed
 # Node tools (mermaid, the iframe-worker shim, lighthouse): npm ci again only when the lock file changes.
-JS := tfdist_kb/js
+JS := tfdist_kb/site/js
 JS_STAMP := $(JS)/node_modules/.tfdist-installed
 UV_VERSION := 0.13.9
 export UV_LINK_MODE ?= hardlink
@@ -30,11 +30,11 @@ system:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-$(STAMP): pyproject.toml tfdist/pyproject.toml tfdist_kb/envs/dev.txt
+$(STAMP): pyproject.toml tfdist/pyproject.toml tfdist_kb/proof/envs/dev.txt
 	@test -n "$(PYTHON311)" || { echo "make: Python 3.11 not found (install it, or set PYTHON311=/path/to/python3.11)"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON311) -m venv $(VENV)
 	@test -x $(BIN)/uv || $(BIN)/python -m pip install -q uv==$(UV_VERSION)
-	$(BIN)/uv pip sync -q --python $(BIN)/python --compile-bytecode tfdist_kb/envs/dev.txt
+	$(BIN)/uv pip sync -q --python $(BIN)/python --compile-bytecode tfdist_kb/proof/envs/dev.txt
 	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e . -e ./tfdist
 	@touch $@
 
@@ -49,7 +49,7 @@ envs: setup
 # PORT=8001 when 8000 is taken (checked first: one line naming a free port, not MkDocs' traceback).
 PORT ?= 8000
 serve: setup
-	@$(BIN)/python -m tfdist_kb.serve_port '$(PORT)'
+	@$(BIN)/python -m tfdist_kb.commands.serve_port '$(PORT)'
 	TFDIST_PREVIEW=1 $(BIN)/mkdocs serve -a '127.0.0.1:$(PORT)'
 
 site: setup
@@ -58,12 +58,12 @@ site: setup
 
 # Draw the ```mermaid fences as SVG (docs/assets/diagrams/, committed) in headless Chromium, offline.
 diagrams: setup
-	$(BIN)/python -m tfdist_kb.diagrams
+	$(BIN)/python -m tfdist_kb.site.diagrams
 
 # The whole knowledge base as one PDF per language: site-print/tfdist-kb-en.pdf, tfdist-kb-zh.pdf
 # (cover, contents with page numbers, outline, every fold opened), printed by headless Chromium.
 pdf: setup
-	$(BIN)/python -m tfdist_kb.pdf --out site-print
+	$(BIN)/python -m tfdist_kb.site.pdf --out site-print
 
 # Every test, every environment: snippets re-run (cache keyed on snippet + pins), compared with
 # snippets/evidence.json; pages, notebooks, inline code blocks and the strict site build.
@@ -97,7 +97,7 @@ bench: setup envs
 
 # On a machine with GPUs: every snippet on 4 physical GPUs (or 1 GPU split into 4), a table, and the
 # machine's records in snippets/gpu/. GPU_PYTHON=/path/to/python uses that TensorFlow instead of
-# building the CUDA environment from tfdist_kb/envs/gpu/ (LIKE=ENV: whose expectations apply).
+# building the CUDA environment from tfdist_kb/proof/envs/gpu/ (LIKE=ENV: whose expectations apply).
 gpu-check: setup
 	$(BIN)/tfdist gpu-check $(if $(GPU_PYTHON),--python $(GPU_PYTHON)) $(if $(LIKE),--like $(LIKE))
 
@@ -107,9 +107,9 @@ drift: setup
 	$(BIN)/tfdist drift $(if $(DRIFT),--channel $(DRIFT))
 
 lock: setup
-	$(BIN)/uv pip compile -q --no-header --python $(PYTHON311) --python-platform x86_64-manylinux_2_28 --extra dev pyproject.toml -o tfdist_kb/envs/dev.txt
+	$(BIN)/uv pip compile -q --no-header --python $(PYTHON311) --python-platform x86_64-manylinux_2_28 --extra dev pyproject.toml -o tfdist_kb/proof/envs/dev.txt
 	$(BIN)/tfdist lock all
-	for f in tfdist_kb/envs/gpu/*.in; do $(BIN)/uv pip compile -q --no-header --python-version 3.11 --python-platform x86_64-manylinux_2_28 $$f -o $${f%.in}.txt; done
+	for f in tfdist_kb/proof/envs/gpu/*.in; do $(BIN)/uv pip compile -q --no-header --python-version 3.11 --python-platform x86_64-manylinux_2_28 $$f -o $${f%.in}.txt; done
 
 clean:
 	rm -rf site site-offline site-print .cache

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import registry
+from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
 

@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from tfdist import matcher
-from tfdist_kb import evidence, registry
+from tfdist_kb.proof import evidence
+from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
 VIEWPORTS = {

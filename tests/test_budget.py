@@ -1,9 +1,9 @@
-"""The test budget (`tfdist bench --budget`, tfdist_kb.budget) and what the pytest plugin writes for
+"""The test budget (`tfdist bench --budget`, tfdist_kb.commands.budget) and what the pytest plugin writes for
 it: figures read from a small .cache/test-times.json and run records in tmp_path, never a timed test."""
 import json
 import os
 
-from tfdist_kb import budget, cli, pytest_plugin
+from tfdist_kb.commands import budget, cli, pytest_plugin
 
 TIMES = {
     "measured": "2026-12-01T10:00:00+00:00", "commit": "0123456789abcdef0123", "whole_suite": True, "envs": "all",

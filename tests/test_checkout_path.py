@@ -10,7 +10,7 @@
   page, snippet or packaged data names this checkout, this home folder or this machine.
 
 The clone is of the committed HEAD with the working tree's changes to tracked files applied (what
-the rest of the suite tests); its `.envs` and `tfdist_kb/js/node_modules` are links to this
+the rest of the suite tests); its `.envs` and `tfdist_kb/site/js/node_modules` are links to this
 checkout's (ignored by git, built once).
 """
 from __future__ import annotations
@@ -25,11 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, evidence, messages, runner
+from tfdist_kb.proof import envs, evidence, messages, runner
 
 ROOT = runner.ROOT
 # Ignored by git, needed by the tests that run in the clone, too big to rebuild there
-LINKED = [".envs", "tfdist_kb/js/node_modules"]
+LINKED = [".envs", "tfdist_kb/site/js/node_modules"]
 # Tests whose result could depend on where the checkout lives (run from the clone)
 PATH_SENSITIVE_TESTS = [
     "tests/test_notebooks.py::test_notebooks_are_deterministic",
@@ -77,14 +77,14 @@ def _in(clone: Path, *args: str, timeout: float, **extra_env) -> subprocess.Comp
 
 
 def test_the_clone_runs_its_own_code(clone):
-    done = _in(clone, "-c", "import tfdist, tfdist_kb; from tfdist_kb import runner; print(list(tfdist_kb.__path__)); "
+    done = _in(clone, "-c", "import tfdist, tfdist_kb; from tfdist_kb.proof import runner; print(list(tfdist_kb.__path__)); "
                             "print(runner.__file__); print(tfdist.__file__); print(runner.ROOT)", timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     portions, kb, package, root = done.stdout.splitlines()
     assert clone.parent.name == "tmp" and "tmp" in Path(root).parts
-    # a namespace package (no __file__): the clone's folder first, the editable install's after it
+    # the clone's folder first (a regular package now: its only one)
     assert json.loads(portions.replace("'", '"'))[0] == str(clone / "tfdist_kb")
-    assert Path(kb) == clone / "tfdist_kb" / "runner.py"
+    assert Path(kb) == clone / "tfdist_kb" / "proof" / "runner.py"
     assert Path(package) == clone / "tfdist" / "src" / "tfdist" / "__init__.py"
     assert Path(root) == clone
 
@@ -103,7 +103,7 @@ def test_path_sensitive_tests_pass_in_a_clone_under_a_tmp_folder(clone):
 # each compared with the committed record; prints {snippet@env: [differences]} as JSON.
 _RECORD_FROM_HERE = """
 import json, sys
-from tfdist_kb import envs, evidence, messages, runner
+from tfdist_kb.proof import envs, evidence, messages, runner
 committed, jobs = evidence.load(), []
 for rel, name in json.loads(sys.argv[1]):
     env = envs.select(name)[0]
@@ -146,7 +146,7 @@ def test_a_run_from_the_clone_gives_the_committed_record(clone):
 _NOTEBOOKS_FROM_HERE = """
 import hashlib, json, sys
 from pathlib import Path
-from tfdist_kb import i18n, notebooks
+from tfdist_kb.site import i18n, notebooks
 out = {}
 for lang in i18n.LANGUAGES:
     before = i18n.language()

@@ -1,6 +1,6 @@
 """`tfdist.doctor` in every TensorFlow environment, on the knowledge base's own snippets.
 
-The runner's child (tfdist_kb.child) has the doctor inspect what each snippet left, after the
+The runner's child (tfdist_kb.proof.child) has the doctor inspect what each snippet left, after the
 snippet and in the same process: its `strategy`, `optimizer` and each model its tfdist block names
 (`doctor = ["model", "loaded"]`; `model` where it names none), twice. So the findings judged here
 come from the very run the session `matrix` fixture compares with the evidence: no snippet runs
@@ -17,7 +17,9 @@ import sys
 
 import pytest
 
-from tfdist_kb import envs, errors, expect, forkpool, pytest_plugin, runner
+from tfdist_kb.proof import envs, expect, forkpool, runner
+from tfdist_kb.site import errors
+from tfdist_kb.commands import pytest_plugin
 from tfdist.doctor import CHECKS
 
 pytestmark = pytest.mark.matrix
@@ -256,7 +258,7 @@ def test_the_undeclared_default_is_model(tmp_path):
 
 ARGUMENTS = r'''
 import json, sys
-from tfdist_kb.replicas import provide_replicas
+from tfdist_kb.proof.replicas import provide_replicas
 provide_replicas()
 import tensorflow as tf
 import tfdist

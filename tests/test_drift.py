@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tfdist_kb import cli, drift, envs, evidence, runner
+from tfdist_kb.commands import cli, drift
+from tfdist_kb.proof import envs, evidence, runner
 
 SNIPPET = "snippets/TFD001/build_optimizer_outside_scope.py"  # raises RuntimeError in tf2.21-keras3
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tfdist_kb import errors
+from tfdist_kb.site import errors
 
 
 def test_package_data_is_current():
@@ -22,7 +22,7 @@ def test_base_url_is_one_setting(monkeypatch):
 
 
 def test_entry_without_declared_errors_is_refused(tmp_path, monkeypatch):
-    from tfdist_kb import registry
+    from tfdist_kb.site import registry
 
     page = tmp_path / "TFD001.md"
     page.write_text("---\nid: TFD001\ntitle: x\ntags: [ema]\nsignatures: ['(unclosed']\nfix: do this\n---\n# x\n")
@@ -36,7 +36,7 @@ def test_entry_without_declared_errors_is_refused(tmp_path, monkeypatch):
 
 def test_index_carries_each_entrys_fix_snippets():
     """`fix_snippets` (the snippets that do what `fix` says) reach errors.json as the page declares them."""
-    from tfdist_kb import registry
+    from tfdist_kb.site import registry
 
     for item in errors.build()["entries"]:
         if item["status"] == "published":

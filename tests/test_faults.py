@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import cli, envs, evidence, expect, files, runner
+from tfdist_kb.commands import cli
+from tfdist_kb.proof import envs, evidence, expect, files, runner
 
 ROOT = runner.ROOT
 PACKAGE = ROOT / "tfdist" / "src"
@@ -67,7 +68,7 @@ time.sleep(600)
 DRIVER = """\
 import sys
 from pathlib import Path
-from tfdist_kb import envs, expect, runner
+from tfdist_kb.proof import envs, expect, runner
 job = runner.Job(Path(sys.argv[1]), envs.default(), expect.Expectation("passes"))
 runner.run(job, use_cache=False, time_limit=600)
 """
@@ -167,7 +168,7 @@ def test_malformed_cache_record_is_a_miss(cached_job, content):
 def test_write_killed_between_write_and_rename_leaves_the_old_file(tmp_path):
     target = tmp_path / "evidence.json"
     files.write_atomic(target, '{"runs": []}\n')
-    killed_at_fsync = ("import os, signal, sys\nfrom tfdist_kb import files\n"
+    killed_at_fsync = ("import os, signal, sys\nfrom tfdist_kb.proof import files\n"
                        "os.fsync = lambda fd: os.kill(os.getpid(), signal.SIGKILL)\n"
                        "files.write_atomic(sys.argv[1], '{\"runs\": [' + '0, ' * 100000 + '0]}')\n")
     done = subprocess.run([sys.executable, "-c", killed_at_fsync, str(target)], cwd=ROOT)
@@ -219,7 +220,7 @@ def test_corrupt_evidence_stops_the_matrix_with_one_line_naming_it(corrupt_evide
 
 
 def test_corrupt_evidence_stops_the_site_build_with_one_line_naming_it(corrupt_evidence, tmp_path):
-    build = ("import sys\nfrom pathlib import Path\nfrom tfdist_kb import evidence\n"
+    build = ("import sys\nfrom pathlib import Path\nfrom tfdist_kb.proof import evidence\n"
              "evidence.load.__defaults__ = (Path(sys.argv[1]),)\n"
              "from mkdocs.__main__ import cli\n"
              "cli(['build', '--site-dir', sys.argv[2]])\n")
@@ -248,7 +249,7 @@ def test_site_build_leaves_no_temporary_folder(tmp_path):
 # ---- make serve on a taken port -----------------------------------------------------------------
 
 def _port_check(port: str):
-    return subprocess.run([sys.executable, "-m", "tfdist_kb.serve_port", port], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "tfdist_kb.commands.serve_port", port], cwd=ROOT,
                           capture_output=True, text=True)
 
 
@@ -279,10 +280,10 @@ def test_make_serve_passes_its_port_through():
     done = subprocess.run(["make", "-n", "serve", "PORT=8123"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    check = next(i for i, line in enumerate(lines) if "tfdist_kb.serve_port '8123'" in line)
+    check = next(i for i, line in enumerate(lines) if "tfdist_kb.commands.serve_port '8123'" in line)
     assert "mkdocs serve -a '127.0.0.1:8123'" in lines[check + 1]  # checked, then served, on that port
     default = subprocess.run(["make", "-n", "serve"], cwd=ROOT, capture_output=True, text=True).stdout
-    assert "tfdist_kb.serve_port '8000'" in default and "-a '127.0.0.1:8000'" in default
+    assert "tfdist_kb.commands.serve_port '8000'" in default and "-a '127.0.0.1:8000'" in default
 
 
 # ---- the command line: a closed pipe, a huge bad argument -----------------------------------------
@@ -559,7 +560,8 @@ def test_output_that_cannot_be_written_is_one_line_for_the_knowledge_base_comman
 MATRIX_ON_A_COPY = """\
 import json, os, sys
 from pathlib import Path
-from tfdist_kb import cli, envs, evidence, runner
+from tfdist_kb.commands import cli
+from tfdist_kb.proof import envs, evidence, runner
 path = Path(sys.argv[1])
 evidence.PATH = path
 for function in (evidence.load, evidence.locked.__wrapped__, evidence.save):

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, forkpool, pytest_plugin, runner
+from tfdist_kb.proof import envs, evidence, expect, forkpool, runner
+from tfdist_kb.commands import pytest_plugin
 
 ROOT = runner.ROOT
 pytestmark = pytest.mark.matrix
@@ -183,7 +184,7 @@ def test_no_zombie_is_left_and_servers_end_with_the_runner(tmp_path, default_env
 DRIVER = """\
 import sys
 from pathlib import Path
-from tfdist_kb import envs, expect, runner
+from tfdist_kb.proof import envs, expect, runner
 job = runner.Job(Path(sys.argv[1]), envs.default(), expect.Expectation("passes"))
 runner.run(job, use_cache=False, time_limit=600, mode="fork")
 """
@@ -202,7 +203,7 @@ def _marked(marker):
 
 def _server_pids(driver_pid):
     """The forkserver processes this driver started (their command line names no snippet)."""
-    return [pid for pid in _marked("tfdist_kb.forkserver")
+    return [pid for pid in _marked("tfdist_kb.proof.forkserver")
             if Path(f"/proc/{pid}/stat").read_text().split()[3] == str(driver_pid)]
 
 

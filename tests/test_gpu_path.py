@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from tfdist_kb import envs, gpucheck, replicas, witness
+from tfdist_kb.proof import envs, replicas, witness
+from tfdist_kb.commands import gpucheck
 
 
 @pytest.mark.parametrize("gpus, kind, visible, split", [
@@ -113,7 +114,7 @@ def test_machine_name_counts_each_model():
 
 @pytest.mark.skipif(bool(gpucheck.gpu_names()), reason="this machine has GPUs")
 def test_gpu_check_without_gpu_is_one_line():
-    done = subprocess.run([sys.executable, "-m", "tfdist_kb.cli", "gpu-check"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "tfdist_kb.commands.cli", "gpu-check"], capture_output=True, text=True,
                           env=dict(os.environ, TFDIST_GPU_CHECK_ON_CPU=""))
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "no GPU on this machine" in done.stderr, done.stderr
@@ -144,7 +145,7 @@ def test_a_given_interpreter_may_be_a_relative_path_into_a_virtual_environment(t
     """GPU_PYTHON=.venv-gpu/bin/python: the runs start in scratch folders, so the interpreter is
     made absolute; a virtual environment's python is a link out of it, so it is not resolved (the
     environment's pyvenv.cfg, which names the Python version, is found beside bin/)."""
-    from tfdist_kb import gpucheck
+    from tfdist_kb.commands import gpucheck
 
     venv = tmp_path / "venv-gpu"
     (venv / "bin").mkdir(parents=True)

@@ -9,12 +9,14 @@ import sys
 import pytest
 
 import tfdist
-from tfdist_kb import envs, errors, evidence, pytest_plugin
+from tfdist_kb.proof import envs, evidence
+from tfdist_kb.site import errors
+from tfdist_kb.commands import pytest_plugin
 
 PACKAGE = envs.ROOT / "tfdist" / "src"
 RUN_UNDER_HOOK = (
     "import runpy, sys\n"
-    "from tfdist_kb.replicas import provide_replicas\n"
+    "from tfdist_kb.proof.replicas import provide_replicas\n"
     "provide_replicas()\n"
     "import tfdist\n"
     "tfdist.install()\n"

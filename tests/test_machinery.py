@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, messages, runner
+from tfdist_kb.proof import envs, evidence, expect, messages, runner
 
 NAMES = [e.name for e in envs.load()]
 
@@ -92,7 +92,7 @@ def test_fewer_than_four_replicas_is_not_evidence(tmp_path, default_env):
 
 
 def tfdist(*args):
-    return subprocess.run([sys.executable, "-m", "tfdist_kb.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "tfdist_kb.commands.cli", *args], capture_output=True, text=True)
 
 
 @pytest.mark.parametrize("args, message", [

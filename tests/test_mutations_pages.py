@@ -1,4 +1,4 @@
-"""The page audit (tfdist_kb.pages) and the version macros (claim, version, bisection) catch what
+"""The page audit (tfdist_kb.site.pages) and the version macros (claim, version, bisection) catch what
 they are meant to: each mutation of a real page must add a problem that names it, and each
 unsupported statement must fail the macro. Mutations are made on copies; docs/ is never changed."""
 import html
@@ -10,7 +10,8 @@ import markdown
 import pytest
 from pytest_codeblocks.main import extract_from_buffer
 
-from tfdist_kb import envs, evidence, expect, macros, pages, registry, runner
+from tfdist_kb.proof import envs, evidence, expect, runner
+from tfdist_kb.site import macros, pages, registry
 
 DOCS = registry.DOCS
 

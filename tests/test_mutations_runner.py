@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from tfdist_kb import envs, expect, messages, runner, witness
+from tfdist_kb.proof import envs, expect, messages, runner, witness
 
 HEADER = '# /// tfdist\n# [expect]\n# default = "passes"\n# ///\n'
 

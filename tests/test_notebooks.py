@@ -9,7 +9,9 @@ import re
 import nbformat
 import pytest
 
-from tfdist_kb import envs, evidence, i18n, macros, notebooks, pytest_plugin, registry, runner
+from tfdist_kb.proof import envs, evidence, runner
+from tfdist_kb.site import i18n, macros, notebooks, registry
+from tfdist_kb.commands import pytest_plugin
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
 # changed (default): a notebook runs here only if its inputs changed since its recorded run; all: every one
@@ -37,7 +39,7 @@ def _state(entry) -> str:
 def test_notebook_runs(entry, tmp_path, request):
     """The notebook runs top to bottom in one kernel (restarted where a cell says so), each snippet
     cell failing exactly where its snippet is declared to fail. Run here only where its inputs
-    (tfdist_kb.notebooks.inputs) changed since the run snippets/notebooks.json records, or with
+    (tfdist_kb.site.notebooks.inputs) changed since the run snippets/notebooks.json records, or with
     TFDIST_NOTEBOOKS=all; otherwise that record is the run, checked against the inputs' hash."""
     assert NOTEBOOKS in ("changed", "all"), f"TFDIST_NOTEBOOKS: {NOTEBOOKS[:40]!r} is neither 'changed' nor 'all'"
     nb = notebooks.build(entry)
@@ -88,7 +90,7 @@ def test_a_declared_restart_is_in_the_notebook(tmp_path, monkeypatch):
     """`restart-kernel = "why"` in a snippet's header: its markdown cell tells the reader to restart
     and why, in each language, and its code cell is marked so that the test above restarts there;
     an empty reason is refused."""
-    from tfdist_kb import expect
+    from tfdist_kb.proof import expect
 
     entry = next(e for e in ENTRIES if any(expect.restart_kernel(p) for p in e.snippets))
     for lang in LANGUAGES:

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tfdist_kb import registry
+from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
 
@@ -172,7 +172,7 @@ def test_offline_variant_is_self_contained(offline_site, site):
     # search without a server: the index inlined as a script, the worker run in an iframe by the local shim
     assert (offline_site / "search" / "search_index.js").read_text(encoding="utf-8").startswith("var __index =")
     shim = "assets/javascripts/iframe-worker-shim.js"
-    assert (offline_site / shim).is_file(), "run `make setup` (npm ci in tfdist_kb/js)"
+    assert (offline_site / shim).is_file(), "run `make setup` (npm ci in tfdist_kb/site/js)"
     page = (offline_site / "e" / "TFD001.html").read_text(encoding="utf-8")
     assert f'src="../{shim}"' in page and "iframe-worker" not in page.replace(shim, "")
     assert not (site / shim).exists() and shim not in (site / "e" / "TFD001" / "index.html").read_text(encoding="utf-8")

@@ -1,10 +1,11 @@
-"""Pages: registry and front matter agree; each page passes the audit of tfdist_kb.pages (no skip
+"""Pages: registry and front matter agree; each page passes the audit of tfdist_kb.site.pages (no skip
 markers; every fenced block executed, a checked source quote, or visibly marked as not run; every
 snippet included and shown with its outcome). Versions are checked on the rendered site, and each
 code block's kind too: tests/test_rendered_audit.py."""
 import pytest
 
-from tfdist_kb import i18n, notebooks, pages, registry, runner
+from tfdist_kb.site import i18n, notebooks, pages, registry
+from tfdist_kb.proof import runner
 
 DOCS = registry.DOCS
 PAGES = sorted(DOCS.rglob("*.md"))

@@ -1,5 +1,5 @@
 """`make pdf`: one PDF per language, checked through what poppler reads back from it (pdftotext,
-pdfinfo, pdftohtml), against the sources rather than against what tfdist_kb.pdf says it did.
+pdfinfo, pdftohtml), against the sources rather than against what tfdist_kb.site.pdf says it did.
 
 Every page title is printed and in the outline, every entry's ID and permanent address are on the
 entry's first page (the outline and the table of contents point there), every fenced code block of
@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tfdist_kb import errors, pdf, registry
+from tfdist_kb.site import errors, pdf, registry
 
 ROOT = registry.ROOT
 DOCS = ROOT / "docs"
-SNIPPET_DIRS = [ROOT / "snippets", ROOT / "tfdist_kb"]  # mkdocs.yml pymdownx.snippets base_path
+SNIPPET_DIRS = [ROOT / "snippets", ROOT / "tfdist_kb" / "proof"]  # mkdocs.yml pymdownx.snippets base_path
 A4_POINTS = (595.92, 842.88)
 MM = 72 / 25.4
 
@@ -40,7 +40,7 @@ def books(tmp_path_factory):
         out = Path(os.environ["TFDIST_KB_PDF"]).resolve()
     else:  # as `make pdf` does, in its own process (Playwright's sync API allows one per process)
         out = tmp_path_factory.mktemp("pdf")
-        run = subprocess.run([sys.executable, "-m", "tfdist_kb.pdf", "--out", str(out), "--work", str(out / "work")],
+        run = subprocess.run([sys.executable, "-m", "tfdist_kb.site.pdf", "--out", str(out), "--work", str(out / "work")],
                              cwd=pdf.ROOT, capture_output=True, text=True)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     built = {b["lang"]: pdf.Book(**b) for b in json.loads((out / pdf.REPORT).read_text())["books"]}
@@ -85,7 +85,7 @@ def outline(path: Path) -> list[tuple[str, int]]:
 
 def nav_pages() -> list[str]:
     """The pages of the site's navigation (built by the hooks from the registry), in order."""
-    from tfdist_kb import mkdocs_hooks
+    from tfdist_kb.site import mkdocs_hooks
 
     found = []
 
@@ -268,7 +268,7 @@ def test_every_page_title_is_printed_and_in_the_outline(books, lang):
 
 
 def heading(page: str, lang: str) -> str:
-    """A page's heading as printed: an entry's starts with its ID (tfdist_kb.pdf)."""
+    """A page's heading as printed: an entry's starts with its ID (tfdist_kb.site.pdf)."""
     wanted = words(title(source(page, lang)))
     entry = re.fullmatch(r"e/(TFD\d{3})\.md", page)
     return f"{entry.group(1)} · {wanted}" if entry else wanted
@@ -328,9 +328,9 @@ def test_an_entry_heading_that_lost_its_id_is_caught(books, lang):
 
 def test_every_version_in_the_pdf_is_marked_in_its_html(books, lang):
     """Every version-like token printed (addresses aside) is one that the print page shows inside an
-    element a macro marked, a cited quotation or a code block (tfdist_kb.pages.marked_tokens); and
+    element a macro marked, a cited quotation or a code block (tfdist_kb.site.pages.marked_tokens); and
     the print page itself passes the rendered audit."""
-    from tfdist_kb import pages as audit
+    from tfdist_kb.site import pages as audit
 
     path, _, site = books[lang]
     page = (site / "print_page" / "index.html").read_text(encoding="utf-8")

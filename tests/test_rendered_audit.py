@@ -1,4 +1,4 @@
-"""The rendered audit (tfdist_kb.pages, sections h and i) on what readers get, not on the Markdown:
+"""The rendered audit (tfdist_kb.site.pages, sections h and i) on what readers get, not on the Markdown:
 
 - versions only where the evidence put them: in the built HTML of both languages, every
   version-like token outside code blocks lies inside an element a macro marked (data-tfd-from), or
@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, errors, pages, registry
+from tfdist_kb.proof import envs
+from tfdist_kb.site import errors, pages, registry
 
 ROOT = registry.ROOT
 PACKAGE_DATA = ROOT / "tfdist" / "src" / "tfdist" / "data" / "errors.json"
@@ -94,7 +95,7 @@ MUTATIONS = {
     "q_citing_this_site": ('<q cite="http://127.0.0.1:8000/e/TFD001/">It was fixed in TF 2.6.</q>', "2.6"),
     "q_with_cite_not_a_url": ('<q cite="our own test">It was fixed in TF 2.6.</q>', "2.6"),
     "typed_next_to_a_claim": (f"It passes on {CLAIM} and TF 2.6.", "2.6"),
-    # the spellings the Markdown audit used to list (tfdist_kb.pages no longer keeps such lists)
+    # the spellings the Markdown audit used to list (tfdist_kb.site.pages no longer keeps such lists)
     "named_tf_keras": ("It changed in tf.keras 2.4 somewhere.", "2.4"),
     "named_keras": ("It changed in Keras 2.15 somewhere.", "2.15"),
     "named_tensorflow_cpu": ("It changed in tensorflow-cpu 2.1.0 somewhere.", "2.1.0"),
@@ -131,7 +132,7 @@ def _mini_site(tmp: Path, sources: dict[str, str]) -> Path:
         (docs / "m" / f"{name}.md").write_text(text, encoding="utf-8")
     config = load_config(config_file=str(ROOT / "mkdocs.yml"), docs_dir=str(docs), site_dir=str(tmp / "site"),
                          strict=False)
-    from tfdist_kb import i18n
+    from tfdist_kb.site import i18n
 
     language = i18n.language()
     try:
@@ -206,7 +207,7 @@ def test_a_notebook_page_is_audited_like_any_page(site, lang):
 def test_a_restart_reason_names_only_pinned_releases(tmp_path):
     """The restart-kernel reason a notebook shows is author text next to the runs: like a
     not-applicable reason, a release in it must be one a lock file pins."""
-    from tfdist_kb import notebooks
+    from tfdist_kb.site import notebooks
 
     snippet = tmp_path / "x.py"
     header = '# /// tfdist\n# restart-kernel = "{}"\n# [expect]\n# default = "passes"\n# ///\n'
@@ -223,7 +224,7 @@ def test_a_restart_reason_names_only_pinned_releases(tmp_path):
 
 def test_a_diagram_label_may_show_only_what_a_macro_gave_it(site):
     """A drawn diagram's labels are SVG text: a version there must be one of the values the macros
-    gave its labels (tfdist_kb.diagrams lists them on the figure); a typed label is red."""
+    gave its labels (tfdist_kb.site.diagrams lists them on the figure); a typed label is red."""
     page = (site / "e" / "TFD001" / "index.html").read_text(encoding="utf-8")
     figure = re.search(r'<figure class="tfd-diagram"[^>]*data-tfd-values="[^"]+"[^>]*>', page)
     assert figure and pages.rendered_versions(page) == []
@@ -282,7 +283,7 @@ def test_versions_from_the_evidence_stay_in_errors_json():
 
 
 def test_env_macro_checks_what_envs_toml_says_against_the_locks(monkeypatch):
-    from tfdist_kb import macros
+    from tfdist_kb.site import macros
 
     assert pages.MARK_ATTRIBUTE in macros.environment(envs.default().name, "about")
     real = envs.load()

@@ -1,4 +1,4 @@
-"""`make new-entry` (tfdist_kb.scaffold): the next ID from the registry, an entry that has every
+"""`make new-entry` (tfdist_kb.commands.scaffold): the next ID from the registry, an entry that has every
 section and whose snippets run on 4 replicas, refused by the page audit for its placeholders and for
 nothing else, and no file ever overwritten. Entries are scaffolded into copies; the repository's
 own docs/, snippets/ and registry are checked to be unchanged."""
@@ -8,7 +8,9 @@ import tomllib
 
 import pytest
 
-from tfdist_kb import cli, envs, errors, expect, notebooks, pages, registry, runner, scaffold
+from tfdist_kb.commands import cli, scaffold
+from tfdist_kb.proof import envs, expect, runner
+from tfdist_kb.site import errors, notebooks, pages, registry
 from tfdist import matcher
 
 ROOT = envs.ROOT

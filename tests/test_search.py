@@ -1,4 +1,4 @@
-"""The data the site's search box matches pasted errors with (tfdist_kb.errors.search_data): the
+"""The data the site's search box matches pasted errors with (tfdist_kb.site.errors.search_data): the
 error index's signatures with the matcher's scores, in a form the browser runs. That the browser's
 answers agree with tfdist.matcher is checked in a real browser (test_browser.py)."""
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 from tfdist import matcher
 
-from tfdist_kb import errors
+from tfdist_kb.site import errors
 
 def test_search_data_is_the_error_index_with_the_matchers_scores():
     index = errors.build()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import registry
+from tfdist_kb.site import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIDENCE = ROOT / "snippets" / "evidence.json"
@@ -59,14 +59,14 @@ FIXES = {e["id"]: e["fix"] for e in INDEX["entries"] if e["status"] == "publishe
 
 def _timing_alternative(record) -> bool:
     """A raised run whose exception is a later one of those its snippet declares thread timing chooses
-    between (`raises = [...]`, tfdist_kb.expect). Keras 3's `fit` meets a collective error inside one
+    between (`raises = [...]`, tfdist_kb.proof.expect). Keras 3's `fit` meets a collective error inside one
     call that also reads the distributed dataset, and which status that call ends with is thread
     timing (TFD016): the collective error (declared first), `Function was cancelled before it was
     started` from a part of the call that had not started, or the dataset's end, after which `fit`
     returns without a step (the snippet's own check then fails). Those later messages name no
     failure a user could paste, so they ask nothing of the signatures; the runs that raised the first
     declared exception (the same snippet elsewhere, or its other runs) do."""
-    from tfdist_kb import runner
+    from tfdist_kb.proof import runner
 
     path = ROOT / record["snippet"]
     if not path.is_file():
@@ -220,7 +220,7 @@ def test_every_published_entry_declares_a_fix_and_signatures():
 def test_signatures_name_nothing_of_ours():
     """A user's paste names their files, never ours: no signature may lean on our paths or names."""
     stems = {p.stem for p in (ROOT / "snippets").rglob("*.py")}
-    ours = ["snippets/TFD001/build_optimizer_in_scope.py", "TFD001", "tfdist_kb/child.py", f"{ROOT}/"]
+    ours = ["snippets/TFD001/build_optimizer_in_scope.py", "TFD001", "tfdist_kb/proof/child.py", f"{ROOT}/"]
     for eid, patterns in DECLARED.items():
         for pattern in patterns:
             assert not re.search(r"snippets|TFD\d|tfdist|child\.py", pattern, re.IGNORECASE), (eid, pattern)
@@ -295,7 +295,7 @@ def _renamed(text: str, strategy: str | None = None) -> str:
     text = re.sub(r'"?snippets/TFD\d+/\w+\.py"?(:\d+)?',
                   lambda m: '"/home/user/project/train.py"' if m.group(0).startswith('"') else
                   "/home/user/project/train.py" + (m.group(1) or ""), text)
-    text = text.replace("/work/main/tfdist_kb/child.py", "/home/user/project/launch.py")
+    text = text.replace("/work/main/tfdist_kb/proof/child.py", "/home/user/project/launch.py")
     text = text.replace("work/main/", "home/user/project/")
     text = re.sub(r"  # [^\n]*", "", text)  # our comments on code lines
     text = re.sub(r"\bdense\b", "encoder_block_3", text)

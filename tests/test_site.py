@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import registry
+from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
 
@@ -45,7 +45,8 @@ def test_errors_json_is_published_and_agrees_with_the_site_and_the_evidence(site
     import json
     import re
 
-    from tfdist_kb import errors, evidence
+    from tfdist_kb.site import errors
+    from tfdist_kb.proof import evidence
 
     index = json.loads((site / "errors.json").read_text())
     assert index["schema"] == errors.SCHEMA and index["base_url"] == errors.base_url()

@@ -2,7 +2,7 @@
 the committed evidence (snippets/evidence.json) for the same file contents."""
 import pytest
 
-from tfdist_kb import evidence, expect, runner
+from tfdist_kb.proof import evidence, expect, runner
 
 
 def test_snippet(job, matrix):

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tfdist_kb import envs, evidence, i18n, registry
+from tfdist_kb.proof import envs, evidence
+from tfdist_kb.site import i18n, registry
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
 KIND = {"passed": ("pass", "wrong"), "raised": ("raised",), "not-applicable": ("na",), "timed-out": ("hangs",)}
@@ -61,7 +62,7 @@ def test_evidence_page_table_holds_every_record(site, lang):
 
 
 def test_table_words_follow_the_page_language(site):
-    """The column names and outcome words come from tfdist_kb/i18n.py in the page's language."""
+    """The column names and outcome words come from tfdist_kb/site/i18n.py in the page's language."""
     for lang in i18n.LANGUAGES:
         prefix = "" if lang == i18n.DEFAULT else f"{lang}/"
         page = (site / prefix / "e" / ENTRIES[0].id / "index.html").read_text()

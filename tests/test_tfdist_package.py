@@ -403,7 +403,7 @@ def test_explain_by_id_with_the_shipped_index(query, code, expected):
 
 
 def python37():
-    from tfdist_kb import envs  # pyenv (PYENV_ROOT honoured) or PATH, as the environments find it
+    from tfdist_kb.proof import envs  # pyenv (PYENV_ROOT honoured) or PATH, as the environments find it
 
     try:
         return str(envs.find_interpreter("3.7"))

@@ -1,6 +1,6 @@
 """What a run's record holds is what pages publish and what every re-run must give again.
 
-- The whole message and its headline are recorded normalised (tfdist_kb.messages.message): what
+- The whole message and its headline are recorded normalised (tfdist_kb.proof.messages.message): what
   depends on the machine (where the checkout, Python and temporary folders live) or on which
   replica reported first is left out before the record is stored. Pages render only the stored
   fields, and a re-run compares both exactly (evidence.COMPARED), so a hand-edited message, shown in
@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tfdist_kb import envs, evidence, expect, macros, messages, runner, witness
+from tfdist_kb.proof import envs, evidence, expect, messages, runner, witness
+from tfdist_kb.site import macros
 
 ROOT = runner.ROOT
 # A quick snippet of the default environment whose message names its own file (`File "snippets/..."`)
@@ -121,7 +122,7 @@ def two_runs(tmp_path_factory):
     try:
         return [runner.run(runner.Job(path, env, expectation), use_cache=False, mode="fork") for path in (source, copy)]
     finally:
-        from tfdist_kb import forkpool
+        from tfdist_kb.proof import forkpool
         forkpool.stop_all()
 
 

@@ -34,7 +34,8 @@ from pathlib import Path
 import pytest
 import test_signatures as S
 
-from tfdist_kb import envs, expect, i18n, macros, registry
+from tfdist_kb.proof import envs, expect
+from tfdist_kb.site import i18n, macros, registry
 
 ROOT = S.ROOT
 DOCS = ROOT / "docs"

@@ -11,18 +11,18 @@ import textwrap
 import pytest
 import yaml
 
-from tfdist_kb import envs
+from tfdist_kb.proof import envs
 
 ROOT = envs.ROOT
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
-LINTER = ROOT / "tfdist_kb" / "js" / "actionlint.mjs"
+LINTER = ROOT / "tfdist_kb" / "site" / "js" / "actionlint.mjs"
 
 
 def actionlint(*files):
     node = shutil.which("node")
     assert node, "node is not on PATH: `make setup` installs Node.js"
     assert (LINTER.parent / "node_modules" / "@tktco" / "node-actionlint").is_dir(), (
-        "actionlint is not installed: `make setup` runs npm ci in tfdist_kb/js")
+        "actionlint is not installed: `make setup` runs npm ci in tfdist_kb/site/js")
     return subprocess.run([node, str(LINTER), *map(str, files)], capture_output=True, text=True, timeout=120)
 
 

@@ -246,17 +246,33 @@ def explain(argv):
     return 0
 
 
-def _knowledge_base(argv):
+COMMANDS = "tfdist.commands"  # the entry-point group under which the knowledge base declares its main(argv)
+
+
+def _commands():
+    """The knowledge base's commands where its distribution is installed (an entry point of the
+    group COMMANDS, not loaded yet), else None. tfdist never imports the knowledge base by name."""
     try:
-        from tfdist_kb import cli as kb_cli
+        from importlib import metadata
+    except ImportError:  # Python 3.7: no importlib.metadata (and no knowledge base: it needs 3.11)
+        return None
+    found = metadata.entry_points()
+    found = found.select(group=COMMANDS) if hasattr(found, "select") else found.get(COMMANDS, ())
+    return next(iter(found), None)
+
+
+def _knowledge_base(argv):
+    entry = _commands()
+    if entry is None:
+        if argv[0] in KB_COMMANDS:
+            return _fail("`tfdist {}` needs the knowledge base repository (its tfdist_kb package); this "
+                         "installation has `tfdist explain` only".format(argv[0]))
+        return _fail("unknown command {}; this installation has `tfdist explain` only".format(shown(argv[0])))
+    try:
+        kb_main = entry.load()
     except ImportError as error:
-        if getattr(error, "name", None) and str(error.name).split(".")[0] == "tfdist_kb":
-            if argv[0] in KB_COMMANDS:
-                return _fail("`tfdist {}` needs the knowledge base repository (its tfdist_kb package); this "
-                             "installation has `tfdist explain` only".format(argv[0]))
-            return _fail("unknown command {}; this installation has `tfdist explain` only".format(shown(argv[0])))
         return _fail("the knowledge base's commands cannot start: {}".format(error))
-    return kb_cli.main(argv)
+    return kb_main(argv)
 
 
 def main(argv=None):

@@ -1,0 +1,179 @@
+"""The site's figures for `make bench` (`tfdist bench`): strict build time, what an entry page
+transfers, the search index, and Lighthouse scores. Figures only; nothing here asserts a time.
+
+Targets (issue 8): the strict build under 10 s, an entry page under 300 KB transferred,
+Lighthouse 100 for performance (desktop and mobile) and accessibility.
+"""
+from __future__ import annotations
+
+import gzip
+import http.server
+import json
+import mimetypes
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from ..site import registry
+
+ROOT = registry.ROOT
+ENTRY = "e/TFD001/"
+JS = Path(__file__).resolve().parents[1] / "site" / "js"
+LIGHTHOUSE = JS / "node_modules" / "lighthouse" / "cli" / "index.js"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+HEADLESS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"]
+COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml", "image/svg+xml")
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """A static server as one would deploy the site: gzip for text, long cache for hashed assets."""
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            if not self.path.split("?")[0].endswith("/"):
+                self.send_response(301)
+                self.send_header("Location", self.path.split("?")[0] + "/")
+                self.end_headers()
+                return
+            path = path / "index.html"
+        if not path.is_file():
+            self.send_error(404)
+            return
+        body = path.read_bytes()
+        kind = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if kind.startswith("text/") or kind in ("application/javascript", "application/json"):
+            kind += "; charset=utf-8"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        if kind.startswith(COMPRESSIBLE) and "gzip" in self.headers.get("Accept-Encoding", ""):
+            body = gzip.compress(body, 6)
+            self.send_header("Content-Encoding", "gzip")
+            self.send_header("Vary", "Accept-Encoding")
+        hashed = "/assets/" in self.path and any(part.count(".") >= 2 for part in self.path.split("/")[-1:])
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if hashed else "no-cache")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             lambda *a, **k: _Handler(*a, directory=str(site), **k))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def build(site: Path) -> float:
+    """Seconds for `mkdocs build --strict` into an empty folder (the notebook cache as it is)."""
+    shutil.rmtree(site, ignore_errors=True)
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+                          cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise RuntimeError(f"the strict build failed:\n{done.stderr[-2000:]}")
+    return seconds
+
+
+def transfer(url: str) -> list[tuple[str, int]]:
+    """(URL, bytes on the wire) for every response the page loads until the network is idle, the
+    search index its worker fetches included; bodies as the gzip server above sends them."""
+    from playwright.sync_api import sync_playwright
+
+    seen: dict[str, int] = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=HEADLESS[1:])
+        try:
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+
+            def finished(request):
+                sizes = request.sizes()
+                seen[request.url] = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+            page.on("requestfinished", finished)
+            context.on("requestfinished", finished)  # service/dedicated workers, where reported
+            page.goto(url, wait_until="networkidle")
+            page.wait_for_timeout(1500)  # the search worker's index
+        finally:
+            browser.close()
+    return sorted(seen.items(), key=lambda item: -item[1])
+
+
+def lighthouse(url: str, desktop: bool) -> dict:
+    if not LIGHTHOUSE.is_file():
+        raise RuntimeError(f"{LIGHTHOUSE.relative_to(ROOT)} is missing: run `make setup` (npm ci in tfdist_kb/site/js)")
+    with tempfile.TemporaryDirectory(prefix="tfdist-lighthouse-") as profile:
+        command = ["node", str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout",
+                   "--only-categories=performance,accessibility,best-practices",
+                   "--chrome-flags=" + " ".join(HEADLESS + [f"--user-data-dir={profile}"])]
+        if desktop:
+            command.append("--preset=desktop")
+        done = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, CHROME_PATH=CHROMIUM))
+    if done.returncode != 0:
+        raise RuntimeError(f"lighthouse failed: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def _losses(report: dict, category: str) -> str:
+    """The audits that cost points in `category`, worst first."""
+    audits = report["audits"]
+    lost = [(ref["weight"] * (1 - audits[ref["id"]]["score"]), ref["id"], audits[ref["id"]].get("displayValue"))
+            for ref in report["categories"][category]["auditRefs"]
+            if ref["weight"] and audits[ref["id"]].get("score") is not None and audits[ref["id"]]["score"] < 1]
+    return ", ".join(f"{name}" + (f" ({value})" if value else "") for _, name, value in sorted(lost, reverse=True))
+
+
+def report(site: Path | None = None, rebuild: bool = True) -> int:
+    own = site is None
+    site = site or Path(tempfile.mkdtemp(prefix="tfdist-bench-site-"))
+    try:
+        if rebuild:
+            seconds = build(site)
+            print(f"site: strict build into an empty folder: {seconds:.1f} s (target < 10 s; {os.cpu_count()} cores)",
+                  flush=True)
+        index = site / "search" / "search_index.json"
+        raw = index.read_bytes()
+        print(f"site: search index {len(raw) / 1024:.0f} KB, {len(gzip.compress(raw, 6)) / 1024:.0f} KB gzip-compressed",
+              flush=True)
+        server, base = serve(site)
+        try:
+            loaded = transfer(base + ENTRY)
+            total = sum(size for _, size in loaded)
+            print(f"site: /{ENTRY} transfers {total / 1024:.0f} KB in {len(loaded)} responses, gzip-compressed "
+                  f"(target < 300 KB); largest:", flush=True)
+            for url, size in loaded[:8]:
+                print(f"        {size / 1024:6.1f} KB  {url[len(base) - 1:]}")
+            print(f"{'lighthouse /' + ENTRY:28} {'performance':>11} {'accessibility':>13} {'best-practices':>14}")
+            for desktop in (False, True):
+                try:
+                    result = lighthouse(base + ENTRY, desktop)
+                except RuntimeError as error:
+                    print(f"site: {error}")
+                    break
+                scores = {name: round(cat["score"] * 100) for name, cat in result["categories"].items()}
+                print(f"{'  desktop' if desktop else '  mobile':28} {scores['performance']:>11} "
+                      f"{scores['accessibility']:>13} {scores['best-practices']:>14}", flush=True)
+                for category in ("performance", "accessibility", "best-practices"):
+                    if scores[category] < 100:
+                        print(f"      {category} loses on: {_losses(result, category)}")
+        finally:
+            server.shutdown()
+    finally:
+        if own:
+            shutil.rmtree(site, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    # python -m tfdist_kb.commands.sitebench [SITE_DIR [--no-build]]: measure a site already built there
+    sys.exit(report(Path(sys.argv[1]) if len(sys.argv) > 1 else None, rebuild="--no-build" not in sys.argv))

@@ -1,0 +1,140 @@
+"""The site's two languages: which one a page is in, and the words the machinery writes into
+pages (macros, hooks) in each. Pages themselves are written per language (`X.md`, `X.zh.md`)."""
+from __future__ import annotations
+
+LANGUAGES = ("en", "zh")
+DEFAULT = "en"
+
+_current = DEFAULT
+
+
+def page_language(page) -> str:
+    """The language of a page being built: the one mkdocs-static-i18n is building it for."""
+    file = getattr(page, "file", None)
+    lang = getattr(file, "locale_alternate_of", None) or getattr(file, "locale", None)
+    if lang is None and file is not None and file.src_uri.endswith(".zh.md"):
+        lang = "zh"
+    return lang if lang in LANGUAGES else DEFAULT
+
+
+def set_language(lang: str) -> None:
+    global _current
+    _current = lang if lang in LANGUAGES else DEFAULT
+
+
+def language() -> str:
+    return _current
+
+
+# key -> (English, Chinese). `{name}` fields are filled by the caller with str.format.
+PHRASES = {
+    "and": (" and ", " 和 "),
+    "list_sep": (", ", "、"),
+    "with_keras": ("TF {tf} with {keras}", "TF {tf}（{keras}）"),
+    "legend": (
+        "**pass**: ran to the end and its own assertions held · **an exception name**: raised it · "
+        "**wrong result**: ran, and printed the wrong result its page documents · **hangs**: did not "
+        "finish and was stopped · **n/a**: does not apply there.",
+        "**通过**：运行到结束，且自身的断言全部成立 · **异常名**：抛出了该异常 · "
+        "**错误结果**：运行完成，但打印出页面所记录的错误结果 · **挂起**：没有结束，被终止 · "
+        "**不适用**：该环境不适用。"),
+    "pass": ("pass", "通过"),
+    "wrong result": ("wrong result", "错误结果"),
+    "wrong_tip": ("runs, but prints the wrong result its page documents", "能运行，但打印出页面所记录的错误结果"),
+    "hangs": ("hangs", "挂起"),
+    "hangs_tip": ("stopped after {seconds:.0f} s without finishing", "{seconds:.0f} 秒后仍未结束，被终止"),
+    "n/a": ("n/a", "不适用"),
+    "no evidence": ("no evidence", "无记录"),
+    "snippet": ("snippet", "示例"),
+    # outcomes(): one row per snippet and outcome, listing the environments that had it
+    "outcome_col": ("outcome", "结果"),
+    "environments_col": ("environments", "环境"),
+    "table_hint": ("An outcome with a triangle opens (tap, click or Enter) to show the message behind it.",
+                   "带三角标记的结果可以展开（点击或按回车键），显示其背后的信息。"),
+    "reasons_by_env": ("{envs}: {reason}", "{envs}：{reason}"),
+    "preview": ("⚠ preview only, no current evidence: {error}", "⚠ 仅预览，没有当前的运行记录：{error}"),
+    "preview_title": ("Preview only: no current evidence", "仅预览：没有当前的运行记录"),
+    "not_run_on": ("Not run on {env}", "未在 {env} 上运行"),
+    "timed_out": ("Recorded run: did not finish within {seconds:.0f} s, stopped — {label}",
+                  "记录的运行：{seconds:.0f} 秒内没有结束，被终止 — {label}"),
+    "ran_wrong": ("ran, with the wrong result shown", "运行完成，结果错误（见下）"),
+    "passed": ("passed", "通过"),
+    "raised": ("raised {exception}", "抛出 {exception}"),
+    "on_devices": (" on {devices}", "，设备 {devices}"),
+    "recorded_run": ("Recorded run: {how} — {label}, {replicas} replicas{on}",
+                     "记录的运行：{how} — {label}，{replicas} 个副本{on}"),
+    "whole_message": ("Whole message", "完整信息"),
+    "users_see_on": ("Raised on {releases}:", "{releases} 上抛出："),
+    "users_see_printed": ("Printed on {releases}, without any error:", "{releases} 上没有任何报错，输出为："),
+    "printed_nothing": ("(printed nothing)", "（没有输出）"),
+    "verb_passes": ("passes", "通过"),
+    "verb_wrong-result": ("prints the wrong result", "打印错误结果"),
+    "verb_hangs": ("hangs", "挂起"),
+    "verb_raises_it": ("raises it", "抛出该错误"),
+    "verb_raises": ("raises {exception}", "抛出 {exception}"),
+    "bisection": ("TF {before} is the last release that {was} and TF {after} the first that {now}; "
+                  "no TensorFlow release lies between them",
+                  "TF {before} 是最后一个{was}的版本，TF {after} 是第一个{now}的版本；两者之间没有其他 TensorFlow 版本"),
+    "not_verified": ("Not verified", "未验证"),
+    "no_snippets": ("This entry has no executed snippets yet.", "本条目还没有已执行的示例。"),
+    "verified_on": ("Verified on", "验证环境"),
+    "verified_head": ("{snippets} snippet{s}, {runs} runs, each on {replicas} replicas ({devices}), last run {date}:",
+                      "{snippets} 个示例，{runs} 次运行，每次 {replicas} 个副本（{devices}），最近一次运行于 {date}："),
+    "verified_line": ("- {env}: {label} ({mine} of {total} snippets apply)",
+                      "- {env}：{label}（{total} 个示例中 {mine} 个适用）"),
+    "fix_label": ("fix: {fix}", "修复：{fix}"),
+    "message": ("message", "信息"),
+    "reproduced_on": ("reproduced on", "复现于"),
+    "entry_badge": ("Entry <strong>{id}</strong> · permanent address <code>/e/{id}/</code> · in a terminal: "
+                    "<code>tfdist explain {id}</code>",
+                    "条目 <strong>{id}</strong> · 永久地址 <code>/e/{id}/</code> · 在终端中：<code>tfdist explain {id}</code>"),
+    "run_yourself": (
+        "\n\n## Run it yourself\n\nEvery example above is a file under `snippets/{id}/`. The same files, as one "
+        "notebook: {notebook} with the recorded outputs of {env} that this page shows, or {download} to run it "
+        "(it starts with the cell that provides 4 replicas on a machine without 4 GPUs; running it replaces the "
+        "recorded outputs with yours). To run one file the way the tests do, in any environment: "
+        "<code>tfdist run snippets/{id}/&lt;file&gt;.py --env {env_span}</code>.\n",
+        "\n\n## 自己运行\n\n上面的每个示例都是 `snippets/{id}/` 下的一个文件。同样的文件也合成了一个 notebook："
+        "{notebook}（带有本页所示的 {env} 记录输出），或{download}自己运行（第一个单元格会在没有 4 块 GPU 的机器上"
+        "提供 4 个副本；运行后，记录的输出会被你自己的输出替换）。要像测试那样在任意环境中运行其中一个文件："
+        "<code>tfdist run snippets/{id}/&lt;文件&gt;.py --env {env_span}</code>。\n"),
+    "read_notebook": ("read it", "在线阅读"),
+    "download_notebook": ("download {file}", "下载 {file}"),
+    # the generated notebooks (tfdist_kb/site/notebooks.py)
+    "nb_intro": ("# {id}: {title}\n\nThe page that explains each cell: [{id}]({url}). Generated from "
+                 "`snippets/{id}/`, the same files that page shows.",
+                 "# {id}：{title}\n\n逐个解释这些单元格的页面：[{id}]({url})。由 `snippets/{id}/` 生成，"
+                 "与该页面展示的是同一批文件。"),
+    "nb_outputs": ("The outputs below are not from running this notebook: they are the recorded runs that the "
+                   "page shows as evidence, in {env} ({label}), {replicas} replicas on {devices}, last run {date}. "
+                   "Running the notebook replaces them with your own.",
+                   "下面的输出不是运行本 notebook 得到的，而是页面作为证据展示的记录运行：{env}（{label}），"
+                   "{replicas} 个副本，设备 {devices}，最近一次运行于 {date}。运行本 notebook 后会被你自己的输出替换。"),
+    "nb_no_outputs": ("No run of this entry is recorded in {env}: the cells have no outputs until you run them.",
+                      "本条目在 {env} 中没有记录的运行：这些单元格在你运行之前没有输出。"),
+    "nb_setup": ("Run this first on a machine with fewer than 4 GPUs: it makes 4 devices visible so that "
+                 "`tf.distribute.MirroredStrategy()` has 4 replicas. Restart the kernel before running it again.",
+                 "在少于 4 块 GPU 的机器上请先运行这个单元格：它让 TensorFlow 看到 4 个设备，使 "
+                 "`tf.distribute.MirroredStrategy()` 有 4 个副本。再次运行前请先重启内核。"),
+    "reduced_on": ("{how} on {releases}", "{releases} 上是 {how}"),
+    "groups_sep": ("; ", "；"),
+    "nb_restart": ("**Restart the kernel before this cell, then run the setup cell (the third) again**: {reason}.",
+                   "**运行此单元格前请重启内核，然后再运行一次设置单元格（第三个）**：{reason}。"),
+    "nb_recorded": ("Recorded in {env}: {how}.", "在 {env} 中的记录：{how}。"),
+    "nb_printed_nothing": ("It printed nothing, so the cell below shows no output.",
+                           "它没有任何输出，所以下面的单元格没有输出。"),
+    "nb_not_run": ("Not run in {env}: {reason}. The code is on the entry's page.",
+                   "未在 {env} 中运行：{reason}。代码见条目页面。"),
+    "nb_hangs": ("In {env} this did not finish within {seconds:.0f} s and was stopped, so it has no cell here; "
+                 "the code is on the entry's page.",
+                 "在 {env} 中它 {seconds:.0f} 秒内没有结束，被终止，因此这里没有它的单元格；代码见条目页面。"),
+    "nb_no_record": ("No current recorded run in {env} ({error}): the cell below has no output until you run it.",
+                     "{env} 中没有当前的记录运行（{error}）：下面的单元格在你运行之前没有输出。"),
+}
+
+
+def t(key: str, **fields) -> str:
+    """The phrase `key` in the current language, with `fields` filled in."""
+    en, zh = PHRASES[key]
+    text = zh if _current == "zh" else en
+    return text.format(**fields) if fields else text

@@ -1,0 +1,181 @@
+/* Search that takes a paste.
+ *
+ * Material's search box hands every query to a web worker running Lunr. A pasted traceback then
+ * fails in two ways: its quotes, colons, tildes and pluses are Lunr operators (so `model:0` is a
+ * field query and the search returns nothing), and its words rank pages by how often they use
+ * them, not by which entry answers the message.
+ *
+ * This wraps the worker that Material creates (it must load before Material's bundle):
+ *   - a query is matched with the knowledge base's error signatures, the same expressions and
+ *     scores `tfdist explain` uses (window.tfdistSignatures, generated from the error index by
+ *     tfdist_kb.site.errors.search_script); an entry ID (TFD003) names its entry;
+ *   - the entries found come first in the results, best first, as `tfdist explain` orders them;
+ *   - what Lunr sees is the query with its operator characters made plain spaces.
+ * Text is normalised as tfdist.matcher.normalise does; tests check both agree on every recorded
+ * message and every real paste.
+ */
+(function () {
+  "use strict";
+  var Base = window.Worker;
+  var data = window.tfdistSignatures;
+  if (!Base || !data) return;
+
+  var SETUP = 0, QUERY = 2, RESULT = 3;
+  var ID = /^\s*(TFD\d{3})\s*$/i;
+
+  /* tfdist.matcher.normalise */
+  function normalise(text) {
+    return text
+      .replace(/\r\n?/g, "\n")
+      .replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b[@-Z\\-_]/g, "")
+      .replace(/^[ \t]*(?:>[ \t]?)+/gm, "")
+      .replace(/^E(?:[ \t]{2,}|[ \t]*$)/gm, "")
+      .replace(/\\[ \t]*\n[ \t]*/g, "")
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(/[\u201c\u201d]/g, '"')
+      .replace(/\s+/g, " ")
+      .trim();
+  }
+
+  var compiled = data.entries.map(function (entry) {
+    return {
+      id: entry.id, path: entry.path,
+      signatures: entry.signatures.map(function (pair) {
+        var expression = null;
+        try { expression = new RegExp(pair[0], "i"); } catch (error) { /* matches nothing */ }
+        return { expression: expression, score: pair[1] };
+      })
+    };
+  });
+
+  /* tfdist.matcher.explain: [{id, path, score}] best first */
+  function explain(query) {
+    var id = ID.exec(query);
+    if (id) {
+      var wanted = id[1].toUpperCase();
+      return compiled.filter(function (e) { return e.id === wanted; })
+        .map(function (e) { return { id: e.id, path: e.path, score: 1000 }; });
+    }
+    var text = normalise(query.slice(-data.max_text));
+    if (!text) return [];
+    var found = [];
+    compiled.forEach(function (entry) {
+      var counted = [];
+      entry.signatures.forEach(function (s) {
+        if (s.expression && s.score > 0 && s.expression.test(text)) counted.push(s.score);
+      });
+      if (counted.length)
+        found.push({ id: entry.id, path: entry.path,
+                     score: Math.max.apply(null, counted) + counted.length - 1 });
+    });
+    return found.sort(function (a, b) {
+      return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+    });
+  }
+
+  /* What Lunr gets: no operators, at most 40 words, taken from the end (a message is there) */
+  function plain(query) {
+    var words = query.replace(/[+\-~^:*"'`()\[\]{}<>=,;|\\]/g, " ").split(/\s+/)
+      .filter(function (w) { return w && !/^[.\/]+$/.test(w); });
+    return words.slice(-40).join(" ");
+  }
+
+  function page(location) { return location.split("#")[0]; }
+
+  /* The one search index holds every language: keep the page's own (its path prefix, "zh/") */
+  var lang = (document.documentElement.lang || "").split("-")[0];
+  var prefixes = Object.keys(data.languages).map(function (k) { return data.languages[k]; })
+    .filter(Boolean);
+  var prefix = data.languages[lang] || "";
+  function mine(location) {
+    if (prefix) return location.indexOf(prefix) === 0;
+    return !prefixes.some(function (p) { return location.indexOf(p) === 0; });
+  }
+
+  /* A page's words, as a reader sees them: tags removed, entities decoded, spaces collapsed */
+  var texts = {};
+  function words(doc) {
+    if (!(doc.location in texts))
+      texts[doc.location] = (doc.title + " " + doc.text).replace(/<[^>]*>/g, " ")
+        .replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"')
+        .replace(/&#0?39;/g, "'").replace(/&amp;/g, "&").replace(/\s+/g, " ").toLowerCase();
+    return texts[doc.location];
+  }
+
+  /* Lunr ranks by words; a page that holds the pasted message word for word comes first */
+  function verbatim(groups, query, docs) {
+    var phrase = normalise(query).toLowerCase();
+    if (phrase.length < 16 || !docs) return groups;
+    var byLocation = {};
+    docs.forEach(function (d) { byLocation[d.location] = d; });
+    function holds(group) {
+      return group.some(function (item) {
+        var doc = byLocation[item.location];
+        return doc && words(doc).indexOf(phrase) >= 0;
+      });
+    }
+    var yes = groups.filter(holds);
+    return yes.concat(groups.filter(function (g) { return yes.indexOf(g) < 0; }));
+  }
+
+  function rerank(result, query, docs) {
+    if (!result) return result;
+    var groups = (result.items || []).filter(function (g) { return g.length && mine(g[0].location); });
+    groups = verbatim(groups, query, docs);
+    var found = explain(query);
+    var first = found.map(function (hit) {
+      var path = prefix + hit.path;
+      var own = groups.filter(function (g) { return page(g[0].location) === path; })[0];
+      if (own) return own;
+      var doc = (docs || []).filter(function (d) { return d.location === path; })[0];
+      return doc ? [Object.assign({}, doc, { score: hit.score, terms: {} })] : null;
+    }).filter(Boolean);
+    var paths = first.map(function (g) { return page(g[0].location); });
+    var rest = groups.filter(function (g) { return paths.indexOf(page(g[0].location)) < 0; });
+    return Object.assign({}, result, { items: first.concat(rest) });
+  }
+
+  /* A paste keeps its line breaks here: the search box turns them into spaces, and a line wrapped
+     with a backslash (`tensorf\` + `low`) is joined only where the break is known */
+  var pasted = null;
+  document.addEventListener("paste", function (event) {
+    var target = event.target;
+    if (target && target.classList && target.classList.contains("md-search__input") && event.clipboardData)
+      pasted = event.clipboardData.getData("text");
+  }, true);
+  function original(query) {
+    if (!pasted) return query;
+    var flat = pasted.replace(/\r\n|\r|\n/g, " ");
+    var at = query.indexOf(flat);
+    return at < 0 ? query : query.slice(0, at) + pasted + query.slice(at + flat.length);
+  }
+
+  function Worker(url, options) {
+    var worker = new Base(url, options);
+    var docs = null, query = "";
+    var post = worker.postMessage.bind(worker);
+    worker.postMessage = function (message) {
+      if (message && message.type === SETUP && message.data) docs = message.data.docs;
+      if (message && message.type === QUERY && typeof message.data === "string") {
+        query = original(message.data);
+        var lunr = ID.test(query) ? query.trim() : plain(query);
+        message = { type: QUERY, data: lunr };
+      }
+      return post.apply(null, [message].concat([].slice.call(arguments, 1)));
+    };
+    var listen = worker.addEventListener.bind(worker);
+    worker.addEventListener = function (type, listener, more) {
+      if (type !== "message") return listen(type, listener, more);
+      return listen(type, function (event) {
+        var message = event.data;
+        if (!message || message.type !== RESULT) return listener.call(this, event);
+        return listener.call(this, { data: { type: RESULT, data: rerank(message.data, query, docs) } });
+      }, more);
+    };
+    return worker;
+  }
+  Worker.prototype = Base.prototype;
+  window.Worker = Worker;
+  window.tfdistExplain = explain; /* for tests: the browser's answer for a text */
+  window.tfdistNormalise = normalise;
+})();
