@@ -211,7 +211,7 @@ def inputs(entry: registry.Entry) -> str:
     default = envs.default()
     parts = [("notebook", nbformat.writes(build(entry, i18n.DEFAULT, entry.url)).encode())]
     parts += [(p.relative_to(envs.ROOT).as_posix(), p.read_bytes()) for p in entry.snippets]
-    parts += [("tfdist_kb/envs/dev.txt", DOCS_LOCK.read_bytes()),  # its name when notebooks.json was recorded: part of the hash
+    parts += [("lock of the docs environment", DOCS_LOCK.read_bytes()),  # a name, not a path: moving the file changes nothing
               (f"pins of {default.name}", json.dumps(default.pins(), sort_keys=True).encode())]
     for name, data in parts:
         digest.update(f"{name}\0{len(data)}\0".encode() + data)
