@@ -32,8 +32,11 @@ sys.path.insert(0, str(ROOT / "tfdist" / "src"))
 from tfdist import matcher  # noqa: E402
 
 
-def rank(text: str) -> list[tuple[str, int]]:
-    return [(r["id"], r["score"]) for r in matcher.match(text, INDEX)]
+def rank(text: str) -> list[tuple[str, tuple[int, int, int]]]:
+    """The matcher's answer as (entry, rank key), best first; the key (0 or -1 if the entry matched
+    only in a warning or log line, minus the number of the exception in a chain it first matched in,
+    score) is larger for a better answer, and two entries tie when their keys are equal."""
+    return [(r["id"], (-r["where"][0], -r["where"][1], r["score"])) for r in matcher.match(text, INDEX)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -450,19 +453,82 @@ def test_frames_break_the_keras3_scope_tie(eid, frames):
 
 
 # --------------------------------------------------------------------------------------------
+# Root cause first: a paste holding several errors, or an error and warning lines.
+
+def _alone(eid: str) -> str:
+    """The whole recorded message (`Type: message`) of a raising run of `eid` that ranks `eid` alone."""
+    for record in RAISED:
+        text = f"{record['exception']}: {record['message']}"
+        if _entry(record) == eid and [e for e, _ in rank(text)] == [eid]:
+            return text
+    raise AssertionError(f"{eid}: no recorded message ranks it alone")
+
+
+_CHAINS = ["\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n",
+           "\n\nThe above exception was the direct cause of the following exception:\n\nTraceback (most recent call last):\n"]
+
+
+@pytest.mark.parametrize("first, then", [("TFD011", "TFD002"), ("TFD002", "TFD011"), ("TFD016", "TFD009")])
+@pytest.mark.parametrize("chain", [0, 1], ids=["during-handling", "direct-cause"])
+def test_the_first_exception_of_a_chain_ranks_first(first, then, chain):
+    """Two recorded messages chained as Python prints them: the earlier one (the cause) names the entry
+    that comes first, whichever scores more."""
+    ranking = rank("Traceback (most recent call last):\n" + _alone(first) + _CHAINS[chain] + _alone(then))
+    assert [eid for eid, _ in ranking] == [first, then], ranking
+
+
+@pytest.mark.parametrize("eid", ["TFD004", "TFD011", "TFD016"])
+@pytest.mark.parametrize("line", [
+    "2024-01-01 12:00:02.000001: W tensorflow/core/grappler/optimizers/data/auto_shard.cc:786] AUTO sharding "
+    "policy will apply DATA sharding policy as it failed to apply FILE sharding policy",
+    "W0000 00:00:1701234567.123456   12345 auto_shard.cc:786] AUTO sharding policy will apply DATA sharding policy",
+    "WARNING:tensorflow:AUTO sharding policy will apply DATA sharding policy as it failed to apply FILE sharding",
+], ids=["glog", "absl", "python-logging"])
+def test_an_error_ranks_before_a_warning_line(eid, line):
+    """A warning line that an entry answers (TFD014's auto-shard fallback) ranks after the error in
+    the same paste, before or after it."""
+    for text in (line + "\n" + _alone(eid), _alone(eid) + "\n" + line):
+        ranking = rank(text)
+        assert [e for e, _ in ranking] == [eid, "TFD014"], ranking
+
+
+def test_every_match_holds_the_literal_the_matcher_looks_for_first():
+    """matcher.required_literal: a signature runs only where its longest plain run is in the text; on
+    every recorded message and real paste, each signature that matches holds it."""
+    texts = [matcher.normalise(f"{r['exception']}: {r['message']}") for r in RAISED]
+    texts += [matcher.normalise(p["error_text"]) for p in corpus()]
+    for eid, signatures in DECLARED.items():
+        for signature in signatures:
+            pattern = re.compile(signature, re.IGNORECASE)
+            needed = matcher.required_literal(signature)
+            for text in texts:
+                if pattern.search(text):
+                    assert needed in text.casefold(), (eid, signature, needed)
+
+
+@pytest.mark.parametrize("pattern, literal", [
+    (r"Need to be inside .?with strategy\.scope\(\)", "with strategy.scope()"),
+    (r"^(?!.*(?:A|B)).*?Make sure", "make sure"),
+    (r"a|b", ""), (r"(?:abc)", ""), (r"abcd?", "abc"), (r"x+yz", "yz"), (r"\w{0,4}tail", "tail"),
+])
+def test_required_literal(pattern, literal):
+    assert matcher.required_literal(pattern) == literal
+
+
+# --------------------------------------------------------------------------------------------
 # Real pastes from public issues (tests/corpus/real_errors.jsonl, see its README): each is labelled
-# with the entry that answers it (`entry`, with `tied_with` where the paste is word for word a
-# message that snippets of other entries raise too) or with why no entry does (`uncovered`).
+# with the entry that answers it (`label`, with `tied_with` where the paste is word for word a
+# message that snippets of other entries raise too) or `uncovered` (with `why` no entry does).
 
 def corpus() -> list[dict]:
     return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
 
 
-def corpus_problem(paste: dict, ranking: list[tuple[str, int]]) -> str | None:
+def corpus_problem(paste: dict, ranking: list[tuple[str, tuple[int, int, int]]]) -> str | None:
     """Why `ranking` (the matcher's, best first) is not the answer the paste is labelled with."""
-    if "uncovered" in paste:
-        return f"{paste['source']} (uncovered: {paste['uncovered']}): matches {ranking[:3]}" if ranking else None
-    own, allowed = paste["entry"], {paste["entry"], *paste.get("tied_with", ())}
+    if paste["label"] == "uncovered":
+        return f"{paste['source']} (uncovered: {paste['why']}): matches {ranking[:3]}" if ranking else None
+    own, allowed = paste["label"], {paste["label"], *paste.get("tied_with", ())}
     top = {eid for eid, score in ranking if ranking and score == ranking[0][1]}
     if not ranking or ranking[0][0] != own or not top <= allowed:
         return f"{paste['source']} (labelled {own}, ties allowed with {sorted(allowed - {own})}): ranking {ranking[:5]}"
@@ -470,24 +536,23 @@ def corpus_problem(paste: dict, ranking: list[tuple[str, int]]) -> str | None:
 
 
 def test_corpus_is_labelled():
+    """The labels name published entries (test_corpus.py holds the rest of the corpus's form)."""
     pastes = corpus()
     assert len({p["source"] for p in pastes}) == len(pastes), "one paste per source"
     for p in pastes:
-        assert {"source", "tf_version", "family", "error_text"} <= set(p), p["source"]
-        assert ("entry" in p) != ("uncovered" in p), f"{p['source']}: label it with `entry` or `uncovered`, not both"
-        if "entry" in p:
-            assert p["entry"] in DECLARED, f"{p['source']}: {p['entry']} is not a published entry"
-            assert set(p.get("tied_with", ())) <= set(DECLARED) - {p["entry"]}, p["source"]
+        if p["label"] != "uncovered":
+            assert p["label"] in DECLARED, f"{p['source']}: {p['label']} is not a published entry"
+            assert set(p["tied_with"]) <= set(DECLARED) - {p["label"]}, p["source"]
         else:
-            assert isinstance(p["uncovered"], str) and p["uncovered"].strip() and "tied_with" not in p, p["source"]
+            assert p["why"].strip() and not p["tied_with"], p["source"]
 
 
 def test_real_pastes_get_their_labelled_answer(capsys):
     """Every labelled paste ranks its entry first in `tfdist explain`'s matcher; an uncovered one
-    matches no entry."""
+    matches no entry (no false link)."""
     pastes = corpus()
     problems = [problem for p in pastes if (problem := corpus_problem(p, rank(p["error_text"])))]
-    labelled = [p for p in pastes if "entry" in p]
+    labelled = [p for p in pastes if p["label"] != "uncovered"]
     with capsys.disabled():
         print(f"\nreal_errors.jsonl: {len(labelled) - sum('labelled' in x for x in problems)}/{len(labelled)} "
               f"labelled pastes rank their entry first; "

@@ -95,21 +95,25 @@ def _claims() -> list[dict]:
         claims.append({"what": f"Keras 3 traceback of {eid}", "text": "Traceback (most recent call last):\n"
                        + frames + S._K3, "own": eid, "allowed": {eid}, "first": True})
     for paste in S.corpus():
-        if "entry" in paste:
-            claims.append({"what": f"paste {paste['source']}", "text": paste["error_text"], "own": paste["entry"],
-                           "allowed": {paste["entry"], *paste.get("tied_with", ())}, "first": True})
+        if paste["label"] != "uncovered":
+            claims.append({"what": f"paste {paste['source']}", "text": paste["error_text"], "own": paste["label"],
+                           "allowed": {paste["label"], *paste["tied_with"]}, "first": True})
     return claims
 
 
-def _ranking(matched: dict[str, list[str]]) -> list[tuple[str, int]]:
-    """The matcher's ranking from the signatures of each entry that matched (its scoring rule;
-    test_fast_ranking_is_the_matchers checks it gives what matcher.match gives)."""
+def _ranking(matched: dict[str, dict[str, tuple[int, int]]]) -> list[tuple[str, tuple[int, int, int]]]:
+    """The matcher's ranking (as test_signatures.rank gives it) from the signatures of each entry that
+    matched and where each first matched (its scoring rule; test_fast_ranking_is_the_matchers checks
+    it gives what matcher.match gives)."""
     scored = []
     for eid, signatures in matched.items():
-        counted = [S.matcher.literal_score(s) for s in signatures if S.matcher.literal_score(s) > 0]
+        counted = [(S.matcher.literal_score(s), w) for s, w in signatures.items() if S.matcher.literal_score(s) > 0]
         if counted:
-            scored.append((eid, max(counted) + len(counted) - 1))
-    return sorted(scored, key=lambda item: (-item[1], item[0]))
+            log, chain = min(w for _, w in counted)
+            scored.append((eid, (-log, -chain, max(c for c, _ in counted) + len(counted) - 1)))
+    if len(scored) == 1:  # one answer: the matcher orders nothing, and says [0, 0]
+        scored = [(scored[0][0], (0, 0, scored[0][1][2]))]
+    return sorted(scored, key=lambda item: (-item[1][0], -item[1][1], -item[1][2], item[0]))
 
 
 def _wrong(claim: dict, ranking: list[tuple[str, int]]) -> bool:
@@ -121,16 +125,19 @@ def _wrong(claim: dict, ranking: list[tuple[str, int]]) -> bool:
     return claim["own"] not in top or not top <= claim["allowed"]
 
 
-def _matches(declared: dict[str, list[str]], claims: list[dict]) -> list[dict[str, list[str]]]:
-    """For each claim, the signatures of each entry that match its text."""
+def _matches(declared: dict[str, list[str]], claims: list[dict]) -> list[dict[str, dict[str, tuple[int, int]]]]:
+    """For each claim, the signatures of each entry that match its text, each with `matcher.where` its
+    match starts."""
     compiled = {(eid, s): re.compile(s, re.IGNORECASE) for eid, sigs in declared.items() for s in sigs}
     out = []
     for claim in claims:
         text = S.matcher.normalise(claim["text"][-S.matcher.MAX_TEXT:])
-        found: dict[str, list[str]] = {}
+        markers = S.matcher._markers(text)
+        found: dict[str, dict[str, tuple[int, int]]] = {}
         for (eid, signature), pattern in compiled.items():
-            if pattern.search(text):
-                found.setdefault(eid, []).append(signature)
+            hit = pattern.search(text)
+            if hit:
+                found.setdefault(eid, {})[signature] = S.matcher.where(hit.start(), markers)
         out.append(found)
     return out
 
@@ -138,7 +145,7 @@ def _matches(declared: dict[str, list[str]], claims: list[dict]) -> list[dict[st
 _cache: dict = {}
 
 
-def _matches_of(declared: dict[str, list[str]], claims: list[dict]) -> list[dict[str, list[str]]]:
+def _matches_of(declared: dict[str, list[str]], claims: list[dict]) -> list[dict[str, dict[str, tuple[int, int]]]]:
     """`_matches`, from the full declarations' matches (computed once) for the signatures they hold
     and searched anew only for the others (the mutations add or remove signatures)."""
     if claims is not CLAIMS:
@@ -149,9 +156,9 @@ def _matches_of(declared: dict[str, list[str]], claims: list[dict]) -> list[dict
     more = _matches({k: v for k, v in extra.items() if v}, claims) if any(extra.values()) else [{}] * len(claims)
     out = []
     for found, added in zip(_cache["full"], more):
-        merged = {k: [s for s in v if s in declared.get(k, ())] for k, v in found.items()}
+        merged = {k: {s: w for s, w in v.items() if s in declared.get(k, ())} for k, v in found.items()}
         for k, v in added.items():
-            merged.setdefault(k, []).extend(v)
+            merged.setdefault(k, {}).update(v)
         out.append({k: v for k, v in merged.items() if v})
     return out
 
@@ -167,7 +174,8 @@ def unneeded(declared: dict[str, list[str]], claims: list[dict]) -> tuple[list[s
             for claim, found in zip(claims, matches):
                 if signature not in found.get(eid, ()):
                     continue
-                without = {k: [s for s in v if not (k == eid and s == signature)] for k, v in found.items()}
+                without = {k: {s: w for s, w in v.items() if not (k == eid and s == signature)}
+                           for k, v in found.items()}
                 if _wrong(claim, _ranking(without)):
                     needed = True
                     break

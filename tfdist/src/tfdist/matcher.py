@@ -16,7 +16,21 @@ regular expression searched in the normalised text, case-insensitively. Scoring 
   backreference and a conditional group count 0; `(?#...)` comments count 0;
 * an entry's score is the best score among its signatures that match, plus 1 for each further
   signature that matches; signatures whose score is 0 are ignored (they prove nothing);
-* results are the entries with a score above 0, best first, ties broken by ID.
+* results are the entries with a score above 0, root cause first (`where`): an entry matched in an
+  error ranks before one matched only in a warning or log line, and, in a chain of exceptions
+  (`During handling of the above exception, another exception occurred`, `The above exception was
+  the direct cause of the following exception`), one matched in an earlier exception before one
+  matched only in a later; then best score first, ties broken by ID.
+
+What a signature may name: the whole text is searched, not only the exception's message, so a
+signature may name traceback frames (a file and its function, in every style a traceback prints:
+`File ".../slot_creator.py", line 132, in create_slot`, TF 1's `.../slot_creator.py:132
+create_slot`, IPython's `File ~/.../slot_creator.py:132, in create_slot(...)`: written
+`slot_creator\.py\W+(?:line )?\d+\W+(?:in )?create_slot`), source lines a notebook traceback
+shows (`--> 303 raise RuntimeError(`), and warning or log lines (`W tensorflow/...cc:NNN] ...`,
+`WARNING:tensorflow:...`). A paste cut mid-message or missing its last line links through the part
+that is there (the frames, the first words of the message). A signature that must not answer a paste
+naming something else starts with `^(?!.*(?:A|B)).*?` (the text is one line once normalised).
 
 Only the last `MAX_TEXT` characters of the text are matched (a traceback's message is at its end),
 so the time spent is bounded whatever the input's size.
@@ -273,30 +287,112 @@ def _pattern(signature):
     return compiled
 
 
+_needs = {}
+
+
+def required_literal(pattern):
+    """The longest run of plain ASCII characters that every match of `pattern` contains (outside
+    groups, classes and alternatives; "" when there is no such run or the pattern has a top-level
+    `|`): `match` looks for it, case-folded, before running the expression, which is much slower."""
+    if pattern in _needs:
+        return _needs[pattern]
+    runs, run, depth, i, n = [], "", 0, 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        step, char = 1, None
+        if c == "\\" and i + 1 < n and not pattern[i + 1].isalnum():
+            step, char = 2, pattern[i + 1]
+        elif c == "[":
+            step = _skip_class(pattern, i) - i
+        elif c == "|" and depth == 0:
+            runs, run = [], ""
+            break
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "\\":
+            step = 2
+        elif c not in ".^$?*+{}":
+            char = c
+        optional, after = _quantifier(pattern, i + step)
+        if depth == 0 and char is not None and ord(char) < 128 and after == i + step:
+            run += char
+        else:
+            runs.append(run)
+            run = ""
+        i = max(after, i + step)
+    runs.append(run)
+    needed = max(runs, key=len).casefold() if depth == 0 else ""
+    _needs[pattern] = needed
+    return needed
+
+
 def _data(data):
     return load() if data is None else data
 
 
+# ---------------------------------------------------------------- where a match lies
+
+# Markers in the normalised text: what follows one, up to the next, is a warning or log line
+# (`_LOG`) or an error (`_ERROR`: an exception's `Type:`, a traceback, an op's failure).
+_LOG = re.compile(r"\b[IW] ?tensorflow/\S+:\d+\]|\b[IW]\d{4} [\d:.]+ +\d+ \S+:\d+\]"
+                  r"|\b(?:WARNING|INFO):tensorflow:|\b[A-Z]\w*Warning:")
+_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit)\b:|Traceback \(most recent call last\)"
+                    r"|OP_REQUIRES failed at")
+_CHAIN = re.compile(r"During handling of the above exception, another exception occurred"
+                    r"|The above exception was the direct cause of the following exception")
+
+
+def _markers(text):
+    """[(position, is a log line)] of the markers in `text`, in order, and the chain positions."""
+    marks = [(m.start(), 1) for m in _LOG.finditer(text)] + [(m.start(), 0) for m in _ERROR.finditer(text)]
+    marks.sort()
+    return marks, [m.start() for m in _CHAIN.finditer(text)]
+
+
+def where(position, markers):
+    """(1 if `position` lies in a warning or log line else 0, the number of the exception in a chain
+    it lies in, 0 for the first): the rank of a match starting at `position` (see `_markers`)."""
+    marks, chain = markers
+    log = 0
+    for start, is_log in marks:
+        if start > position:
+            break
+        log = is_log
+    return log, sum(1 for start in chain if start < position)
+
+
 def match(text, data=None):
-    """Every published entry whose signatures match `text`, best first, as dicts with `id`,
-    `title`, `url`, `tags`, `fix`, `score` and `matched` (the signatures that matched)."""
+    """Every published entry whose signatures match `text`, root cause first, then best first (see
+    the module's docstring), as dicts with `id`, `title`, `url`, `tags`, `fix`, `score`, `matched`
+    (the signatures that matched) and `where` (`where` of its first match: [in a log line, exception
+    in the chain])."""
     data = _data(data)
     text = normalise(text[-MAX_TEXT:])
     if not text:
         return []
     base = base_url(data)
+    folded = text.casefold()
     results = []
     for entry in _published(data):
         matched = []
+        starts = []
         for signature in entry.get("signatures") or ():
             compiled = _pattern(signature)
-            if compiled and compiled.search(text):
+            found = compiled.search(text) if compiled and required_literal(signature) in folded else None
+            if found:
                 matched.append(signature)
+                if literal_score(signature) > 0:
+                    starts.append(found.start())
         counted = [literal_score(s) for s in matched if literal_score(s) > 0]
         if counted:
-            results.append(_result(entry, base, max(counted) + len(counted) - 1, matched))
-    results.sort(key=lambda r: (-r["score"], r["id"]))
-    return results
+            results.append((starts, _result(entry, base, max(counted) + len(counted) - 1, matched)))
+    markers = _markers(text) if len(results) > 1 else ([], [])  # one answer: nothing to order
+    for starts, result in results:
+        result["where"] = list(min(where(start, markers) for start in starts))
+    results.sort(key=lambda item: (item[1]["where"], -item[1]["score"], item[1]["id"]))
+    return [result for _, result in results]
 
 
 def best(text, data=None):

@@ -11,8 +11,9 @@
  *     tfdist_kb.site.errors.search_script); an entry ID (TFD003) names its entry;
  *   - the entries found come first in the results, best first, as `tfdist explain` orders them;
  *   - what Lunr sees is the query with its operator characters made plain spaces.
- * Text is normalised as tfdist.matcher.normalise does; tests check both agree on every recorded
- * message and every real paste.
+ * Text is normalised as tfdist.matcher.normalise does, and answers are ordered as tfdist.matcher.match
+ * orders them (root cause first: see where()); tests check both agree on every recorded message and
+ * every real paste.
  */
 (function () {
   "use strict";
@@ -48,7 +49,34 @@
     };
   });
 
-  /* tfdist.matcher.explain: [{id, path, score}] best first */
+  /* tfdist.matcher._markers and where: a match in a warning or log line ranks after one in an
+     error, one in a later exception of a chain after one in an earlier (the root cause) */
+  var LOG = /\b[IW] ?tensorflow\/\S+:\d+\]|\b[IW]\d{4} [\d:.]+ +\d+ \S+:\d+\]|\b(?:WARNING|INFO):tensorflow:|\b[A-Z]\w*Warning:/g;
+  var ERROR = /\b[A-Z]\w*(?:Error|Exception|Exit)\b:|Traceback \(most recent call last\)|OP_REQUIRES failed at/g;
+  var CHAIN = /During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception/g;
+  function starts(expression, text, log) {
+    var out = [], found;
+    expression.lastIndex = 0;
+    while ((found = expression.exec(text))) {
+      out.push([found.index, log]);
+      if (found[0] === "") expression.lastIndex++;
+    }
+    return out;
+  }
+  function markers(text) {
+    var marks = starts(LOG, text, 1).concat(starts(ERROR, text, 0));
+    marks.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+    return { marks: marks, chain: starts(CHAIN, text, 0).map(function (m) { return m[0]; }) };
+  }
+  function where(position, found) {
+    var log = 0, chain = 0;
+    for (var i = 0; i < found.marks.length && found.marks[i][0] <= position; i++) log = found.marks[i][1];
+    found.chain.forEach(function (start) { if (start < position) chain++; });
+    return [log, chain];
+  }
+  function before(a, b) { return a[0] - b[0] || a[1] - b[1]; }
+
+  /* tfdist.matcher.explain: [{id, path, score}] root cause first, then best first */
   function explain(query) {
     var id = ID.exec(query);
     if (id) {
@@ -60,16 +88,22 @@
     if (!text) return [];
     var found = [];
     compiled.forEach(function (entry) {
-      var counted = [];
+      var counted = [], at = [];
       entry.signatures.forEach(function (s) {
-        if (s.expression && s.score > 0 && s.expression.test(text)) counted.push(s.score);
+        var hit = s.expression && s.score > 0 ? s.expression.exec(text) : null;
+        if (hit) { counted.push(s.score); at.push(hit.index); }
       });
       if (counted.length)
-        found.push({ id: entry.id, path: entry.path,
+        found.push({ id: entry.id, path: entry.path, at: at,
                      score: Math.max.apply(null, counted) + counted.length - 1 });
     });
+    var marks = found.length > 1 ? markers(text) : { marks: [], chain: [] };
+    found.forEach(function (hit) {
+      hit.where = hit.at.map(function (p) { return where(p, marks); }).sort(before)[0];
+      delete hit.at;
+    });
     return found.sort(function (a, b) {
-      return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+      return before(a.where, b.where) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     });
   }
 
