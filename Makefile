@@ -14,7 +14,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup system envs serve site diagrams pdf test test-fast matrix bench gpu-check new-entry drift lock clean
+.PHONY: setup system envs serve site diagrams pdf test test-fast matrix bench coverage gpu-check new-entry drift lock clean
 
 setup: system $(STAMP) $(JS_STAMP)
 
@@ -88,12 +88,18 @@ matrix: setup envs
 	$(BIN)/tfdist matrix
 	$(BIN)/tfdist errors
 
-# The site (strict build time, entry-page transfer, search index, Lighthouse), then the matrix, then
+# The site (strict build time, entry-page transfer, search index, Lighthouse), the matcher's latency
+# on the real-error corpus (total, per paste median and max), then the matrix, then
 # the test budget (runs per environment, the last make test by test file, make test at 2x and 4x the
 # snippets). `tfdist bench --site-only`: the site's figures alone; `tfdist bench --budget`: the budget
 # alone, read from records (nothing built or run).
 bench: setup envs
 	$(BIN)/tfdist bench
+
+# Which real error pastes (tests/corpus/real_errors.jsonl) reach their entry first, by family: the
+# table of the coverage page (docs/coverage.md); fails on a false link or a labelled paste missed.
+coverage: setup
+	$(BIN)/tfdist coverage
 
 # On a machine with GPUs: every snippet on 4 physical GPUs (or 1 GPU split into 4), a table, and the
 # machine's records in snippets/gpu/. GPU_PYTHON=/path/to/python uses that TensorFlow instead of

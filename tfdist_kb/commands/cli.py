@@ -8,11 +8,13 @@ which answers `tfdist explain` itself and hands the others to this module).
                                  each in a kernel, into snippets/notebooks.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
   tfdist bench [--site-only|--budget]   the site (build time, entry-page transfer, search index, Lighthouse),
-                                 then the matrix: per environment and a no-change re-run; then the test
+                                 the matcher's latency on the real-error corpus, then the matrix: per environment and a no-change re-run; then the test
                                  budget (--budget: that alone): runs per environment, the last make test
                                  by test file, make test projected to 2x and 4x the snippets
   tfdist lock [ENV,...]          recompile the lock files from tfdist_kb/proof/envs/*.in
   tfdist errors                  write the tfdist package's error index (registry + evidence)
+  tfdist coverage                which real error pastes (tests/corpus) reach their entry first, by family:
+                                 the coverage page's table; exit 1 on a false link or a labelled paste missed
   tfdist drift [--channel nightly]   the newest TensorFlow/Keras releases against the evidence
   tfdist new-entry TITLE [--dry-run]   a new entry: next free ID, both pages, two snippets, registry line
   tfdist gpu-check [--python PY] every snippet on this machine's GPUs: a table, and its evidence
@@ -30,7 +32,7 @@ from tfdist.cli import one_line
 from tfdist.cli import shown as echoed  # user input in an error message, capped
 
 from ..proof import envs, evidence, expect, files, forkpool, runner
-from ..site import errors, registry
+from ..site import coverage, errors, registry
 
 
 class UsageError(Exception):
@@ -63,6 +65,26 @@ def cmd_errors(args) -> int:
     path = errors.write_package_data()
     print(f"[errors] wrote {path.relative_to(envs.ROOT)}")
     return 0
+
+
+def cmd_coverage(args) -> int:
+    """The coverage page's figures in a terminal (tfdist_kb.site.coverage)."""
+    try:
+        found = coverage.compute()
+    except coverage.CoverageError as error:
+        raise UsageError(f"coverage: {error}") from None
+    print(coverage.table(found))
+    return 1 if found.false_links or found.misses else 0
+
+
+def _matcher_latency() -> None:
+    """`tfdist bench`: the matcher's time on every paste of the real-error corpus."""
+    try:
+        figures = coverage.latency(coverage.compute())
+    except coverage.CoverageError as error:
+        raise UsageError(f"bench: {error}") from None
+    print(f"tfdist.matcher on the corpus: {figures['pastes']} pastes, total {figures['total_ms']:.1f} ms, "
+          f"per paste median {figures['median_ms']:.3f} ms, max {figures['max_ms']:.2f} ms", flush=True)
 
 
 def cmd_matrix(args) -> int:
@@ -197,6 +219,7 @@ def cmd_bench(args) -> int:
     except RuntimeError as error:
         print(f"tfdist bench: {error}", file=sys.stderr)
         raise UsageError(f"bench: {str(error).splitlines()[0]}")
+    _matcher_latency()
     if args.site_only:
         return 0
     cores = os.cpu_count() or 1
@@ -325,7 +348,9 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_run)
     p = sub.add_parser("errors", help="write the tfdist package's error index from the registry and the evidence")
     p.set_defaults(func=cmd_errors)
-    p = sub.add_parser("bench", help="measure the site, then time the matrix")
+    p = sub.add_parser("coverage", help="which real error pastes reach their entry first, by family (the coverage page)")
+    p.set_defaults(func=cmd_coverage)
+    p = sub.add_parser("bench", help="measure the site and the matcher, then time the matrix")
     p.add_argument("--envs", default="all")
     p.add_argument("--site-only", action="store_true", help="the site's figures only (no TensorFlow environments)")
     p.add_argument("--budget", action="store_true",

@@ -82,6 +82,26 @@ PHRASES = {
                       "{snippets} 个示例，{runs} 次运行，每次 {replicas} 个副本（{devices}），最近一次运行于 {date}："),
     "verified_line": ("- {env}: {label} ({mine} of {total} snippets apply)",
                       "- {env}：{label}（{total} 个示例中 {mine} 个适用）"),
+    # the coverage page (macros.coverage_table, tfdist_kb/site/coverage.py)
+    "cov_summary": (
+        "{pastes} real error pastes from public issue threads, in {families} families. {tpu} of them need TPU "
+        "hardware, which no environment here has: they are counted apart. Of the other {counted}, **{reached} "
+        "reach the entry that answers them first ({share}%)**, in `tfdist explain` and in this site's search "
+        "alike. False links (a paste that no entry answers, linked to an entry anyway): {false}.",
+        "{pastes} 条来自公开 issue 讨论的真实错误粘贴，分为 {families} 个类别。其中 {tpu} 条需要 TPU 硬件，"
+        "这里没有任何环境具备，因此单独计数。其余 {counted} 条中，**{reached} 条第一个就找到解答它的条目"
+        "（{share}%）**，`tfdist explain` 和本站搜索结果相同。错误链接（没有条目解答的粘贴却被链接到某个条目）：{false}。"),
+    "cov_family": ("family", "类别"),
+    "cov_pastes": ("pastes", "粘贴数"),
+    "cov_tpu": ("need TPU", "需要 TPU"),
+    "cov_entries": ("answered by", "解答条目"),
+    "cov_reach": ("reach their entry first", "第一个就找到条目"),
+    "cov_reach_cell": ("{reached} of {counted} ({share}%)", "{counted} 条中 {reached} 条（{share}%）"),
+    "cov_no_entry": ("no entry yet", "尚无条目"),
+    "cov_uncovered_count": ("pastes no entry answers", "没有条目解答的粘贴"),
+    "cov_why": ("why", "原因"),
+    "cov_no_reason": ("see each paste's `why` in the corpus", "见语料中每条粘贴的 `why`"),
+    "cov_all_tpu": ("all need TPU", "全部需要 TPU"),
     "fix_label": ("fix: {fix}", "修复：{fix}"),
     "message": ("message", "信息"),
     "reproduced_on": ("reproduced on", "复现于"),

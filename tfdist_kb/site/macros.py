@@ -20,7 +20,7 @@ import os
 import re
 
 from ..proof import envs, evidence, expect, runner
-from . import errors, i18n, pages, registry
+from . import coverage, errors, i18n, pages, registry
 from .i18n import t
 
 # What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
@@ -540,13 +540,56 @@ def error_index() -> str:
     return "\n".join(out) + "\n"
 
 
+def _figure(name: str, value) -> str:
+    """A figure of the coverage page, marked with what it is, so the tests read it back."""
+    return f'<span data-tfd-coverage="{html.escape(name)}">{value}</span>'
+
+
+def coverage_table(part: str = "summary") -> str:
+    """The coverage page (tfdist_kb/site/coverage.py, from the real-error corpus): `summary` (the overall
+    figures), `answered` (each family that has an entry: its pastes, its entries, the share that reach
+    them first) or `uncovered` (each family with pastes no entry answers, and why)."""
+    lang = i18n.language()
+    c = coverage.compute()
+    if part == "summary":
+        return t("cov_summary", pastes=_figure("pastes", c.pastes), families=_figure("families", len(c.families)),
+                 tpu=_figure("tpu", c.tpu), counted=_figure("counted", c.counted),
+                 reached=_figure("reached", c.reached), share=_figure("share", c.share),
+                 false=_figure("false-links", len(c.false_links))) + "\n"
+    if part == "answered":
+        rows = [f"| {t('cov_family')} | {t('cov_pastes')} | {t('cov_tpu')} | {t('cov_entries')} | {t('cov_reach')} |",
+                "|---|---:|---:|---|---|"]
+        for f in c.families:
+            if not f.entries:
+                continue
+            name = f.name
+            entries = t("list_sep").join(f"[{e}](e/{e}.md)" for e in f.entries)
+            reach = t("cov_reach_cell", reached=_figure(f"{name}:reached", f.reached),
+                      counted=_figure(f"{name}:counted", f.counted),
+                      share=_figure(f"{name}:share", coverage.percent(f.reached, f.counted))) if f.counted else t("cov_all_tpu")
+            rows.append(f"| {html.escape(f.title[lang])} (`{name}`) | {_figure(f'{name}:pastes', f.pastes)} | "
+                        f"{_figure(f'{name}:tpu', f.tpu)} | {entries} | {reach} |")
+        return "\n".join(rows) + "\n"
+    if part == "uncovered":
+        rows = [f"| {t('cov_family')} | {t('cov_uncovered_count')} | {t('cov_tpu')} | {t('cov_why')} |",
+                "|---|---:|---:|---|"]
+        for f in c.families:
+            if not f.uncovered and not (f.tpu and not f.entries):
+                continue
+            why = html.escape(f.why[lang]) if f.why else t("cov_no_reason")
+            rows.append(f"| {html.escape(f.title[lang])} (`{f.name}`) | {_figure(f'{f.name}:uncovered', f.uncovered)} | "
+                        f"{_figure(f'{f.name}:tpu', f.tpu) if not f.entries else f.tpu} | {why} |")
+        return "\n".join(rows) + "\n"
+    raise ValueError(f"coverage_table: part must be summary, answered or uncovered, not {part!r}")
+
+
 def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it is built in
     i18n.set_language(i18n.page_language(env.page))
 
 
 def define_env(env):  # mkdocs-macros entry point
     for macro in (outcome, outcomes, entries, claim, version, bisection, error_index, users_see, reductions,
-                  printed, in_snippet):
+                  printed, in_snippet, coverage_table):
         env.macro(macro)
     env.macro(environment, "env")  # {{ env("tf2.4") }}, {{ env("tf2.4", "about") }}
     env.variables["envs"] = envs.load()

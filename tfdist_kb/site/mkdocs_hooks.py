@@ -63,6 +63,7 @@ def on_config(config):
         {"Home": "index.md"},
         {"Questions": questions},
         "errors.md",
+        "coverage.md",
         "doctor.md",
         {"Evidence": ["evidence.md", "verification.md"]},
         "tags.md",

@@ -26,7 +26,7 @@ What a signature may name: the whole text is searched, not only the exception's 
 signature may name traceback frames (a file and its function, in every style a traceback prints:
 `File ".../slot_creator.py", line 132, in create_slot`, TF 1's `.../slot_creator.py:132
 create_slot`, IPython's `File ~/.../slot_creator.py:132, in create_slot(...)`: written
-`slot_creator\.py\W+(?:line )?\d+\W+(?:in )?create_slot`), source lines a notebook traceback
+`slot_creator\\.py\\W+(?:line )?\\d+\\W+(?:in )?create_slot`), source lines a notebook traceback
 shows (`--> 303 raise RuntimeError(`), and warning or log lines (`W tensorflow/...cc:NNN] ...`,
 `WARNING:tensorflow:...`). A paste cut mid-message or missing its last line links through the part
 that is there (the frames, the first words of the message). A signature that must not answer a paste
