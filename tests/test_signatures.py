@@ -492,6 +492,20 @@ def test_an_error_ranks_before_a_warning_line(eid, line):
         assert [e for e, _ in ranking] == [eid, "TFD014"], ranking
 
 
+@pytest.mark.parametrize("eid, prefix", [
+    ("TFD006", "2024-01-01 12:00:03.000001: E tensorflow/core/common_runtime/executor.cc:1197] "),
+    ("TFD010", "INFO:tensorflow:Error reported to Coordinator: "),
+], ids=["E-line", "coordinator"])
+def test_an_error_in_a_log_line_ranks_before_a_warning(eid, prefix):
+    """An error that a log line carries (TensorFlow's E lines, an error reported to the Coordinator)
+    is an error, not a warning: it ranks before the auto-shard warning printed just before it."""
+    warning = ("2024-01-01 12:00:02.000001: W tensorflow/core/grappler/optimizers/data/auto_shard.cc:786] AUTO "
+               "sharding policy will apply DATA sharding policy as it failed to apply FILE sharding policy\n")
+    message = next(r["headline"] for r in RAISED if _entry(r) == eid and [e for e, _ in rank(r["headline"])] == [eid])
+    ranking = rank(warning + prefix + message)
+    assert [(e, key[:2]) for e, key in ranking] == [(eid, (0, 0)), ("TFD014", (-1, 0))], ranking
+
+
 def test_every_match_holds_the_literal_the_matcher_looks_for_first():
     """matcher.required_literal: a signature runs only where its longest plain run is in the text; on
     every recorded message and real paste, each signature that matches holds it."""

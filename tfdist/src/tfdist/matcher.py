@@ -335,11 +335,14 @@ def _data(data):
 # ---------------------------------------------------------------- where a match lies
 
 # Markers in the normalised text: what follows one, up to the next, is a warning or log line
-# (`_LOG`) or an error (`_ERROR`: an exception's `Type:`, a traceback, an op's failure).
+# (`_LOG`: TensorFlow's I and W lines, `WARNING:`/`INFO:tensorflow:`, a Python warning) or an error
+# (`_ERROR`: an exception's `Type:`, a traceback, an op's failure, an error reported in a log line,
+# TensorFlow's E and F lines).
 _LOG = re.compile(r"\b[IW] ?tensorflow/\S+:\d+\]|\b[IW]\d{4} [\d:.]+ +\d+ \S+:\d+\]"
                   r"|\b(?:WARNING|INFO):tensorflow:|\b[A-Z]\w*Warning:")
 _ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Exit)\b:|Traceback \(most recent call last\)"
-                    r"|OP_REQUIRES failed at")
+                    r"|OP_REQUIRES failed at|Error reported to Coordinator:"
+                    r"|\b[EF] ?tensorflow/\S+:\d+\]|\b[EF]\d{4} [\d:.]+ +\d+ \S+:\d+\]")
 _CHAIN = re.compile(r"During handling of the above exception, another exception occurred"
                     r"|The above exception was the direct cause of the following exception")
 

@@ -52,7 +52,7 @@
   /* tfdist.matcher._markers and where: a match in a warning or log line ranks after one in an
      error, one in a later exception of a chain after one in an earlier (the root cause) */
   var LOG = /\b[IW] ?tensorflow\/\S+:\d+\]|\b[IW]\d{4} [\d:.]+ +\d+ \S+:\d+\]|\b(?:WARNING|INFO):tensorflow:|\b[A-Z]\w*Warning:/g;
-  var ERROR = /\b[A-Z]\w*(?:Error|Exception|Exit)\b:|Traceback \(most recent call last\)|OP_REQUIRES failed at/g;
+  var ERROR = /\b[A-Z]\w*(?:Error|Exception|Exit)\b:|Traceback \(most recent call last\)|OP_REQUIRES failed at|Error reported to Coordinator:|\b[EF] ?tensorflow\/\S+:\d+\]|\b[EF]\d{4} [\d:.]+ +\d+ \S+:\d+\]/g;
   var CHAIN = /During handling of the above exception, another exception occurred|The above exception was the direct cause of the following exception/g;
   function starts(expression, text, log) {
     var out = [], found;
