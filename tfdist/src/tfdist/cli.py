@@ -9,11 +9,12 @@ usage: tfdist explain [--json] TEXT...      an entry ID (TFD001), or an error me
        tfdist explain [--json] --file PATH  the text of a file (a log, a pasted traceback)
        tfdist explain [--json] -            the text on standard input
 
-Prints the entries that answer the text, best first (at most 3, and any tied with the third):
-ID and title, the one-line fix, and the link. Words given as TEXT are joined with spaces; a file is
-read only with --file (an argument that happens to name a file is text). Only the last 200 kB of a
-longer text are matched: an error's message is at the end of its traceback.
---json prints a list of objects (id, title, url, tags, fix, score, matched), every match best first.
+Prints the entries that answer the text, root cause first, then best first (at most 3, and any
+tied with the third): ID and title, the one-line fix, and the link. Words given as TEXT are joined
+with spaces; a file is read only with --file (an argument that happens to name a file is text).
+Only the last 200 kB of a longer text are matched: an error's message is at the end of its traceback.
+--json prints a list of objects (id, title, url, tags, fix, score, matched, and for a text where:
+see tfdist.matcher), every match, root cause first, then best first.
 
 Exit status: 0 something matched, 1 nothing did, 2 unusable input (empty, binary, not UTF-8, an
 unknown or malformed entry ID: the known IDs are listed), 74 the answer could not be written
