@@ -5,7 +5,11 @@ Usage (the runner does this): python -m tfdist_kb.proof.child SNIPPET.py RESULT.
 Runs under every environment's interpreter (Python 3.7+), so: standard library only.
 The snippet runs as `__main__`, exactly as `python SNIPPET.py` would run it, after
 `replicas.provide_replicas()` has made 4 devices visible and `witness` has started to record
-what runs where (RESULT.json.witness, kept up to date while the snippet runs).
+what runs where (RESULT.json.witness, kept up to date while the snippet runs). A snippet whose
+tfdist block declares `# configures-devices = "why"` sets up its 4 devices itself (the subject of its
+entry): for it nothing is configured before its first line, TensorFlow's devices are as a new
+`python SNIPPET.py` finds them, and the record's `devices` says who set them up (OWN_DEVICES). The
+witness holds it to the same proof: 4 replicas on 4 distinct devices that the runtime really has.
 
 LIFELINE_FD is the read end of a pipe whose write end only the runner holds: end-of-file on it
 means the runner is gone (killed, even by SIGKILL). The child then removes the runner's scratch
@@ -88,6 +92,9 @@ def _keras():
 # The snippet's tfdist block (as tfdist_kb.proof.expect reads it) and, in it, the models the doctor inspects.
 _BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
 _DOCTOR = re.compile(r"^# doctor\s*=\s*(?P<names>\[.*\])\s*$", re.MULTILINE)
+# `configures-devices` in the block (tfdist_kb.proof.expect checks it against its TOML reading).
+_OWN = re.compile(r"^# configures-devices\s*=", re.MULTILINE)
+OWN_DEVICES = "devices set up by the snippet itself"
 _PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tfdist", "src")
 
 
@@ -103,6 +110,12 @@ def doctor_names(source):
         return ast.literal_eval(found.group("names"))
     except (ValueError, SyntaxError):
         return None
+
+
+def configures_devices(source):
+    """Whether the snippet's tfdist block declares `configures-devices` (it sets up its own devices)."""
+    block = _BLOCK.search(source)
+    return bool(block and _OWN.search(block.group("body")))
 
 
 def _failure(error):
@@ -152,15 +165,15 @@ def main(argv):
         from tfdist_kb.proof.replicas import provide_replicas
         from tfdist_kb.proof.witness import Witness
 
-        result["devices"] = provide_replicas()
+        with open(snippet) as handle:
+            source = handle.read()
+        result["devices"] = OWN_DEVICES if configures_devices(source) else provide_replicas()
         witness = Witness(result_path + ".witness")
         witness.install()
         import tensorflow as tf
 
         result["tensorflow"] = tf.__version__
         result["keras_package"], result["keras"] = _keras()
-        with open(snippet) as handle:
-            source = handle.read()
         code = compile(source, snippet, "exec")
         sys.argv = [snippet]
         own = time.time()

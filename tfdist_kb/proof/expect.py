@@ -26,6 +26,12 @@ notebook (tfdist_kb.site.notebooks runs them top to bottom in one kernel) says w
 `# restart-kernel = "a second MirroredStrategy in one process reuses the first one's collective keys"`.
 The notebook then tells the reader to restart the kernel there, and its test does exactly that.
 
+A snippet whose subject is setting up devices (splitting a CPU or a GPU into logical devices) says
+so above [expect]: `# configures-devices = "it splits the CPU into 4 logical devices itself"`. The
+runner then configures nothing before it (tfdist_kb.proof.child), in a fork as in a fresh process, so
+the snippet meets TensorFlow as `python snippet.py` would; its run must still prove 4 replicas on 4
+distinct devices, now the ones it set up.
+
 After the snippet, the runner's child has `tfdist.doctor` inspect the snippet's module-level
 `strategy`, `optimizer` and models; which globals are models it inspects is declared on one line above
 [expect], `# doctor = ["model", "loaded"]` (a model the snippet revives, say); `["model"]` when absent.
@@ -43,7 +49,8 @@ from . import child
 BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MULTILINE)
 # The keys besides [expect] that a tfdist block may hold, each the reason for a way of running it.
 REASONS = {"fresh-process": "the snippet cannot run in a fork",
-           "restart-kernel": "the snippet's notebook cell needs a restarted kernel"}
+           "restart-kernel": "the snippet's notebook cell needs a restarted kernel",
+           "configures-devices": "the snippet sets up its own devices"}
 KINDS = ("passes", "raises", "prints", "not-applicable", "hangs")
 
 
@@ -158,6 +165,9 @@ def _block(snippet: Path) -> dict:
         reason = block.get(key)
         if reason is not None and (not isinstance(reason, str) or not reason.strip()):
             raise ExpectError(f"{snippet}: '{key}' takes the reason why {what}")
+    if ("configures-devices" in block) != child.configures_devices(found.string):  # what the child reads
+        raise ExpectError(f"{snippet}: write 'configures-devices' on a line of its own in the tfdist block, "
+                          f"e.g. # configures-devices = \"it splits the CPU into 4 logical devices itself\"")
     return block
 
 
@@ -177,6 +187,12 @@ def fresh_process(snippet: Path) -> str | None:
     """Why the snippet must run as a fresh process, not forked from a pre-imported TensorFlow
     (declared `fresh-process = "reason"` above [expect]), or None."""
     return _block(snippet).get("fresh-process")
+
+
+def configures_devices(snippet: Path) -> str | None:
+    """Why the snippet sets up its own devices, the runner none before it (declared
+    `configures-devices = "reason"` above [expect]), or None."""
+    return _block(snippet).get("configures-devices")
 
 
 def read(snippet: Path, env_names: list[str]) -> dict[str, Expectation]:
