@@ -29,6 +29,10 @@ PACKAGE = envs.ROOT / "tfdist" / "src"
 # instead of none: on TF 2.4 this snippet trains a model built outside the scope with an ordinary,
 # non-distributed step (it "passes"; TFD003 shows it), so its weights and slots are plain variables.
 NOT_FIXES = {("TFD003/optimizer_in_scope_model_outside.py", "tf2.4"): ["TFD001", "TFD002"]}
+# Silent failures of an entry the doctor has a check for, which no check can see from the objects it
+# is given, with why (docs/doctor.md says the same): the rule "its own entry is named" does not apply.
+OUT_OF_SIGHT = {"TFD015/call_for_each_replica_clones_tf_function.py":
+                "a tf.function traced once per replica, not a variable or a model the doctor is given"}
 
 
 def _tensorflow_major(env):
@@ -101,7 +105,7 @@ def judge(path, env_name, expectation, record):
                         and (finding["url"].endswith(f"e/{finding['id']}/") or finding["id"] == "verification")):
                     problems.append(f"{rel}: {name}: a malformed finding {finding}")
     found, short = _ids(record), _short(path)
-    if expectation.kind == "prints" and path.parent.name in set(CHECKS.values()):
+    if expectation.kind == "prints" and path.parent.name in set(CHECKS.values()) and short not in OUT_OF_SIGHT:
         # a silent failure the doctor has a check for: its own entry is named
         if path.parent.name not in found:
             problems.append(f"{rel}: a silent failure of {path.parent.name}, found {found}")

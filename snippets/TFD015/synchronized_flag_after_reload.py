@@ -1,4 +1,5 @@
 # /// tfdist
+# doctor = ["model", "restored"]
 # restart-kernel = "every MirroredStrategy in one process numbers its collective operations from the same keys, so after the model above this one's differently sized gradients stop with `Shape mismatch in the collective instance 100` (tensorflow/tensorflow#62790)"
 # [expect]
 # default = "passes"

@@ -28,6 +28,7 @@ CHECKS = {
     "copies-malformed": "TFD001",
     "replica-devices": "verification",
     "revived-model": "TFD004",
+    "replica-statistics": "TFD015",
 }
 PAGES = {"verification": "verification/"}  # pseudo-ids and their page, relative to the site
 SEVERITIES = ("warning", "error")  # in increasing order
@@ -298,11 +299,50 @@ def _gap(first, copy):
     return float("nan"), not np.array_equal(copy, first)
 
 
-def _check_agreement(tf, strategy, variables):
-    """Every mirrored variable's copies hold the same value (within TOLERANCE), with the same shape."""
+def _statistics(tf, model):
+    """The moving statistics of the model's BatchNormalization layers that are not synchronized
+    across replicas, as (name, tf.Variable). Each replica updates them from its own share of the batch
+    (Keras 2: sync-on-read variables; Keras 3: mirrored variables with aggregation NONE), so their
+    copies differ by design of the layer, which is what TFD015 is about, not a lost update."""
+    out = []
+    for layer in _layers(model):
+        kind = type(layer).__name__
+        if "BatchNormalization" not in kind or kind.startswith("Sync") or getattr(layer, "synchronized", False):
+            continue
+        for attribute in ("moving_mean", "moving_variance"):
+            v = getattr(layer, attribute, None)
+            tv = _tf_variable(tf, v) if v is not None else None
+            if isinstance(tv, tf.Variable):
+                out.append((_name(v), tv))
+    return out
+
+
+def _check_statistics(tf, strategy, statistics):
+    """Unsynchronized BatchNormalization statistics whose per-replica copies differ (TFD015)."""
+    differ = []
+    for name, v in statistics:
+        if _owner(tf, v) is not strategy:
+            continue
+        copies = _copies(tf, strategy, v)
+        if copies and len(copies) > 1 and all(c.shape == copies[0].shape for c in copies) \
+                and any(_gap(copies[0], c)[1] for c in copies[1:]):
+            differ.append(name)
+    if not differ:
+        return []
+    return [_finding("replica-statistics", "warning", (
+        "BatchNormalization moving statistics that differ between the replicas ({n}): {names}; each replica "
+        "updates them from its own share of each batch, so a saved model, or a read outside strategy.run, keeps "
+        "one value for all of them and predicts otherwise than the model in memory; use synchronized batch "
+        "normalization (BatchNormalization(synchronized=True), or SyncBatchNormalization where that argument "
+        "does not exist)").format(n=len(differ), names=_listed(differ)))]
+
+
+def _check_agreement(tf, strategy, variables, skip=()):
+    """Every mirrored variable's copies hold the same value (within TOLERANCE), with the same shape;
+    variables in `skip` (ids: the batch statistics _check_statistics judges) are left out."""
     disagree, malformed, worst = [], [], (0.0, None)
     for name, v in variables:
-        if not _is_distributed(tf, v) or _owner(tf, v) is not strategy:
+        if not _is_distributed(tf, v) or _owner(tf, v) is not strategy or id(v) in skip:
             continue
         if getattr(v, "synchronization", None) == tf.VariableSynchronization.ON_READ:
             continue  # sync-on-read copies differ by design (metrics, batch statistics)
@@ -419,12 +459,13 @@ def doctor(strategy, model=None, optimizer=None, raise_on=None):
     tf = _import_tensorflow()
     _check_arguments(tf, strategy, model, optimizer, raise_on)
     findings = Findings(_check_devices(strategy))
-    variables = []
+    variables, statistics = [], []
     if model is not None:
         model_variables = _variables(tf, model)
         findings += _check_model(tf, strategy, model_variables)
         findings += _check_revived(model)
         variables += model_variables
+        statistics = _statistics(tf, model)
     if optimizer is not None:
         findings += _check_optimizer(tf, strategy, optimizer)
         variables += _variables(tf, optimizer)
@@ -433,7 +474,8 @@ def doctor(strategy, model=None, optimizer=None, raise_on=None):
         if id(v) not in seen:
             seen.add(id(v))
             unique.append((name, v))
-    findings += _check_agreement(tf, strategy, unique)
+    findings += _check_agreement(tf, strategy, unique, {id(v) for _, v in statistics})
+    findings += _check_statistics(tf, strategy, statistics)
     if raise_on is not None:
         threshold = SEVERITIES.index(raise_on)
         serious = Findings(f for f in findings if SEVERITIES.index(f["severity"]) >= threshold)
