@@ -180,6 +180,13 @@ CUT_NOT_DISTINCTIVE = {
         "`Expected float32 passed to parameter 'y' of op`: the MirroredVariable comes after",
     "TFD005/keras_optimizer_use_ema.py": "`Unexpected keyword argument passed t`: the argument comes after",
     "TFD014/per_replica_as_tensor.py": "`Attempt to convert a valu` (TF 1.15 to 2.5): the PerReplica comes after",
+    "TFD017/step_with_old_name.py": "`'MirroredStrategy' object has no att`: the attribute is the point",
+    "TFD017/step_with_new_name.py": "`'MirroredStrategyV1' object ha`: the attribute is the point",
+    "TFD017/dataset_fn_with_new_name.py": "`'MirroredStrategyV1' object has no attribute 'distri`: the attribute is the point",
+    "TFD017/compat_v1_strategy_old_name.py": "`'MirroredStrategyV1' object has no attri`: the attribute is the point",
+    "TFD018/get_next_past_the_end_of_the_data.py":
+        "`End of s` (TF 2.4), `{{function_node __wrapped__IteratorGetNext_output_types_1_device_/job:localhost/replic` "
+        "(TF 2.15 on): the words `End of sequence` come last",
     # `Mixing different tf.distribute.Strategy objects: <...MirroredStrategy object at 0x…> is not <...`:
     # the second strategy, which tells two MirroredStrategy objects (TFD007) from an optimizer built
     # outside any scope (TFD001, `_DefaultDistributionStrategy`), is in the last 40%

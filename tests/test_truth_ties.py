@@ -307,12 +307,19 @@ def fix_problems(eid: str, meta: dict, meta_zh: dict, runs: list[dict], snippets
             if outcome == "passed" and _declared(snippets / name, env) == "prints":
                 known[name][env] = "wrong result"
     # where the error was reproduced: the environments where a snippet of the entry that is not one
-    # of its fixes raised, hung or printed the wrong result it documents
+    # of its fixes raised, hung or printed the wrong result it documents, or (an entry about a
+    # warning) printed a line that the entry's own signatures match
+    signatures = [re.compile(s, re.IGNORECASE) for s in meta.get("signatures") or ()]
+
+    def warned(r):
+        text = S.matcher.normalise(r.get("stdout") or "")
+        return r["outcome"] == "passed" and any(s.search(text) for s in signatures)
+
     def failed(r):
         if r["outcome"] not in ("passed", "not-applicable"):
             return True
-        return r["outcome"] == "passed" and _declared(snippets / r["snippet"].removeprefix("snippets/"),
-                                                      r["env"]) == "prints"  # ran and printed its wrong result
+        return r["outcome"] == "passed" and (_declared(snippets / r["snippet"].removeprefix("snippets/"),
+                                                       r["env"]) == "prints" or warned(r))
 
     reproduced = sorted({r["env"] for r in runs if r["snippet"].startswith(f"snippets/{eid}/")
                          and r["snippet"].removeprefix("snippets/") not in listed and failed(r)})
@@ -326,6 +333,9 @@ def fix_problems(eid: str, meta: dict, meta_zh: dict, runs: list[dict], snippets
             continue
         sources[name] = (snippets / name).read_text()
         ran = known.get(name, {})
+        for r in runs:  # a fix that still prints the message its entry answers fixes nothing
+            if r["snippet"] == f"snippets/{name}" and r["env"] in reproduced and warned(r):
+                problems.append(f"{eid}: fix snippet {name} still printed what the entry's signatures match on {r['env']}")
         if not any(ran.get(env) == "passed" for env in reproduced):
             problems.append(f"{eid}: fix snippet {name} passed in no environment where the error was reproduced "
                             f"({', '.join(reproduced)}): {ran}")
