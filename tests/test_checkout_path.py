@@ -193,6 +193,7 @@ _RECORDED_PATH = re.compile(
     r"|<tmpdir>\S*|<checkout>:?"  # the placeholders
     r"|https?://\S+"  # a link TensorFlow prints
     r"|/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:[\dN]+:?|/"  # a device, a lone slash
+    r"|[A-Za-z_]\w*_device_/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:\d+"  # a function named after its device
     r"|[A-Za-z_][\w-]*(/[\w-]*)*(:\d+)?\}*\.?:?"  # an op, variable or node name: `dense/kernel/replica_1:0`
     r")$")
 
