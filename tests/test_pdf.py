@@ -177,7 +177,8 @@ def missing_lines(code: str, printed: list[str]) -> list[str]:
 class _Details(html.parser.HTMLParser):
     """The text of every outermost <details> of a page. A line ends after each link: the print puts
     the link's address after its text (print-site's add_full_urls), so the text that follows a link
-    is printed further on and is looked for on its own."""
+    is printed further on and is looked for on its own. A quotation (<q>) is a line of its own too:
+    the browser prints the quotation marks around it, which are not in the page's text."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -186,7 +187,7 @@ class _Details(html.parser.HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag == "details":
             self.depth += 1
-        elif self.depth and tag in ("p", "li", "pre", "br", "tr", "div", "summary", "td", "th"):
+        elif self.depth and tag in ("p", "li", "pre", "br", "tr", "div", "summary", "td", "th", "q"):
             self.current.append("\n")
 
     def handle_endtag(self, tag):
@@ -195,7 +196,7 @@ class _Details(html.parser.HTMLParser):
             if not self.depth:
                 self.found.append("".join(self.current))
                 self.current = []
-        elif self.depth and tag in ("p", "li", "pre", "summary", "td", "th", "code", "a"):
+        elif self.depth and tag in ("p", "li", "pre", "summary", "td", "th", "code", "a", "q"):
             self.current.append("\n")
 
     def handle_data(self, data):

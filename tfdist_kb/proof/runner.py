@@ -237,9 +237,11 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
                                   f"{time_limit:.0f} s; last output:\n{_last_output(stdout, stderr)}") from None
             # the documented outcome: record it like any other, if it hung on 4 real devices
             seen = _read_json(witness_file)
+            ran_on = _proof(job, "timed-out", seen)  # RunnerError unless 4 replicas on 4 real devices
+            replicas = sorted({s["replicas"] for s in seen["strategies"]})
             return _unexecuted(job, "timed-out", seconds=round(time.monotonic() - started, 2),
-                               ran_on=_proof(job, "timed-out", seen), stdout=messages.normalise(stdout or ""),
-                               stderr_tail=(stderr or "")[-2000:])
+                               replicas=replicas[0] if len(replicas) == 1 else replicas, ran_on=ran_on,
+                               stdout=messages.normalise(stdout or ""), stderr_tail=(stderr or "")[-2000:])
         seconds = round(time.monotonic() - started, 2)
         child = _read_json(result_file)
         if child is None:

@@ -413,13 +413,29 @@ def known_ids(data=None):
     return [e["id"] for e in _published(_data(data))]
 
 
+def _id_ranges(ids):
+    """Entry IDs as a short list: three or more in a row as a range (`TFD001-TFD016, TFD018`), so the
+    one-line error stays short however many entries the knowledge base holds."""
+    numbers = sorted(int(i[3:]) for i in ids)
+    parts, start = [], 0
+    for k in range(1, len(numbers) + 1):
+        if k == len(numbers) or numbers[k] != numbers[k - 1] + 1:
+            run = numbers[start:k]
+            if len(run) >= 3:
+                parts.append("TFD{:03d}-TFD{:03d}".format(run[0], run[-1]))
+            else:
+                parts.extend("TFD{:03d}".format(n) for n in run)
+            start = k
+    return ", ".join(parts)
+
+
 def by_id(query, data=None):
     """The published entry with this ID (any case) as a result dict with score ID_SCORE;
     QueryError naming the known IDs if the ID is malformed, unknown or retired."""
     data = _data(data)
     wanted = query.strip().upper()
     known = known_ids(data)
-    listed = ", ".join(known) or "none"
+    listed = _id_ranges(known) or "none"
     if not ID.match(wanted):
         raise QueryError("{!r} is not an entry ID (TFD followed by three digits); known: {}".format(
             query.strip(), listed), known)
