@@ -62,9 +62,6 @@ def test_latency_is_measured_on_every_paste(computed):
 
 def test_tfdist_coverage_prints_the_table(computed):
     done = subprocess.run([sys.executable, "-m", "tfdist_kb.commands.cli", "coverage"], capture_output=True, text=True)
-    if "No module named" in done.stderr or done.returncode == 2 and not done.stdout:  # no __main__: through tfdist
-        done = subprocess.run([sys.executable, "-c", "import sys; from tfdist_kb.commands import cli; "
-                               "sys.exit(cli.main(['coverage']))"], capture_output=True, text=True)
     assert done.stdout.startswith(f"{computed.pastes} real error pastes in {len(computed.families)} families; "
                                   f"{computed.tpu} need TPU hardware"), done.stdout[:300] + done.stderr[-300:]
     assert f"of the other {computed.counted}, {computed.reached} reach their entry first ({computed.share}%)" in done.stdout
