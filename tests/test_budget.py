@@ -64,10 +64,11 @@ def test_fork_records_of_current_snippets_newest_first(tmp_path):
     found = budget.fork_records(tmp_path, {"snippets/TFD001/a.py": "new"})
     assert found == {("snippets/TFD001/a.py", "tf2.15"): record}
     lines = []
-    budget.per_environment({("snippets/TFD001/a.py", "tf2.15"): record | {"mode": None, "seconds": 5.0}}, found,
-                           lines.append)
+    cluster = record | {"snippet": "snippets/TFD001/b.py", "mode": None, "seconds": 8.0, "tasks": [{"task": "worker:0"}]}
+    budget.per_environment({("snippets/TFD001/a.py", "tf2.15"): record | {"mode": None, "seconds": 5.0},
+                            ("snippets/TFD001/b.py", "tf2.15"): cluster}, found, lines.append)
     row = next(line for line in lines if line.startswith("tf2.15"))
-    assert row.split() == ["tf2.15", "1", "5.0", "5.00", "1", "3.0", "3.00"]
+    assert row.split() == ["tf2.15", "1", "5.0", "5.00", "1", "3.0", "3.00", "1", "8.0", "8.00"]
 
 
 def test_executed_runs_are_the_records_written_since_the_start(tmp_path):

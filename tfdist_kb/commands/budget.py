@@ -57,12 +57,15 @@ def _row(records: list[dict]) -> str:
 
 def per_environment(records: dict, forks: dict, say=print) -> None:
     say("snippet runs per environment (executed ones): fresh = the evidence `make matrix` recorded, fork = the "
-        "runner's cache of the current snippets (how `make test` runs them); runs in parallel, seconds each")
-    say(f"{'environment':16} {'fresh':>5} {'seconds':>8} {'s/run':>7}  {'fork':>5} {'seconds':>8} {'s/run':>7}")
+        "runner's cache of the current snippets (how `make test` runs them), cluster = runs of a local cluster "
+        "(one fresh process per task, never forked: tfdist_kb.proof.cluster); runs in parallel, seconds each")
+    say(f"{'environment':16} {'fresh':>5} {'seconds':>8} {'s/run':>7}  {'fork':>5} {'seconds':>8} {'s/run':>7}  "
+        f"{'cluster':>7} {'seconds':>8} {'s/run':>7}")
     for env in envs.load():
-        fresh = [r for (_, name), r in records.items() if name == env.name]
+        fresh = [r for (_, name), r in records.items() if name == env.name and not r.get("tasks")]
         fork = [r for (_, name), r in forks.items() if name == env.name]
-        say(f"{env.name:16} {_row(fresh)}  {_row(fork)}")
+        cluster = [r for (_, name), r in records.items() if name == env.name and r.get("tasks")]
+        say(f"{env.name:16} {_row(fresh)}  {_row(fork)}  {_row(cluster):>24}")
 
 
 def last_test_run(path: Path, say=print) -> dict | None:

@@ -11,6 +11,10 @@ entry): for it nothing is configured before its first line, TensorFlow's devices
 `python SNIPPET.py` finds them, and the record's `devices` says who set them up (OWN_DEVICES). The
 witness holds it to the same proof: 4 replicas on 4 distinct devices that the runtime really has.
 
+A task of a local cluster (TFDIST_TASK=worker:0, set by tfdist_kb.proof.cluster beside its TF_CONFIG) is
+left with the devices a plain process finds: on CPUs each worker of a MultiWorkerMirroredStrategy is one
+replica, so 4 replicas are 4 worker processes (the runner judges their witnesses together).
+
 LIFELINE_FD is the read end of a pipe whose write end only the runner holds: end-of-file on it
 means the runner is gone (killed, even by SIGKILL). The child then removes the runner's scratch
 folder (RESULT.json's folder, where the snippet's TMPDIR is too) and kills its own process group,
@@ -95,6 +99,7 @@ _DOCTOR = re.compile(r"^# doctor\s*=\s*(?P<names>\[.*\])\s*$", re.MULTILINE)
 # `configures-devices` in the block (tfdist_kb.proof.expect checks it against its TOML reading).
 _OWN = re.compile(r"^# configures-devices\s*=", re.MULTILINE)
 OWN_DEVICES = "devices set up by the snippet itself"
+CLUSTER_TASK = "one CPU per task of a local cluster, as a plain process finds it"
 _PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "tfdist", "src")
 
 
@@ -167,7 +172,10 @@ def main(argv):
 
         with open(snippet) as handle:
             source = handle.read()
-        result["devices"] = OWN_DEVICES if configures_devices(source) else provide_replicas()
+        if os.environ.get("TFDIST_TASK"):  # one task of a local cluster (tfdist_kb.proof.cluster)
+            result["devices"] = CLUSTER_TASK
+        else:
+            result["devices"] = OWN_DEVICES if configures_devices(source) else provide_replicas()
         witness = Witness(result_path + ".witness")
         witness.install()
         import tensorflow as tf

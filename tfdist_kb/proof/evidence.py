@@ -15,14 +15,17 @@ from .envs import ROOT
 
 PATH = ROOT / "snippets" / "evidence.json"
 FIELDS = ("snippet", "env", "python", "tensorflow", "keras", "keras_package", "sha256", "outcome", "exception",
-          "headline", "message", "reason", "replicas", "devices", "reduction", "ran_on", "seconds", "stdout", "date")
+          "headline", "message", "reason", "replicas", "devices", "reduction", "ran_on", "seconds", "stdout", "date",
+          "tasks")
 # What must be the same when the same snippet runs again in the same environment: everything a
 # page shows of a run. The whole message and its headline are recorded normalised
 # (tfdist_kb.proof.messages.message: paths of this machine and checkout, addresses, and what depends on
 # which replica reported first left out), so the stored text is what pages show and what a re-run
 # must give again, character for character. `ran_on`: the 4 devices the run's replicas were on.
 COMPARED = ("outcome", "exception", "headline", "message", "replicas", "ran_on", "reduction", "stdout", "python",
-            "tensorflow", "keras", "keras_package")
+            "tensorflow", "keras", "keras_package", "tasks")
+# `tasks`: a run of a local cluster (tfdist_kb.proof.cluster) says what each task did (outcome, exception,
+# headline, stdout); absent from the record of a run in one process.
 EXECUTED = ("passed", "raised", "timed-out")  # the outcomes of a run that really ran
 
 
@@ -55,7 +58,7 @@ class EvidenceError(Exception):
 
 
 def public(record: dict) -> dict:
-    return {f: record.get(f) for f in FIELDS}
+    return {f: record.get(f) for f in FIELDS if f != "tasks" or record.get("tasks")}
 
 
 _parsed: dict = {}  # path -> ((mtime, size), records): a site build asks thousands of times

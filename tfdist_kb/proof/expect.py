@@ -32,6 +32,11 @@ runner then configures nothing before it (tfdist_kb.proof.child), in a fork as i
 the snippet meets TensorFlow as `python snippet.py` would; its run must still prove 4 replicas on 4
 distinct devices, now the ones it set up.
 
+A snippet that runs as a local cluster of TensorFlow processes (MultiWorkerMirroredStrategy,
+ParameterServerStrategy) declares its tasks above [expect]: `# cluster = { worker = 4 }`. The runner
+(tfdist_kb.proof.cluster) starts one process per task, over loopback only, each with its TF_CONFIG, and
+judges the tasks together; it never forks them.
+
 After the snippet, the runner's child has `tfdist.doctor` inspect the snippet's module-level
 `strategy`, `optimizer` and models; which globals are models it inspects is declared on one line above
 [expect], `# doctor = ["model", "loaded"]` (a model the snippet revives, say); `["model"]` when absent.
@@ -148,10 +153,10 @@ def _block(snippet: Path) -> dict:
         block = tomllib.loads(body)
     except tomllib.TOMLDecodeError as error:
         raise ExpectError(f"{snippet}: the tfdist block is not valid TOML: {error}") from None
-    unknown = set(block) - {"expect", "doctor", *REASONS}
+    unknown = set(block) - {"expect", "doctor", "cluster", *REASONS}
     if unknown:
         raise ExpectError(f"{snippet}: the tfdist block has unknown key(s) {', '.join(sorted(unknown))} "
-                          f"(known: [expect], doctor, {', '.join(REASONS)})")
+                          f"(known: [expect], doctor, cluster, {', '.join(REASONS)})")
     if "doctor" in block:
         names = block["doctor"]
         if (not isinstance(names, list) or not names or len(set(map(str, names))) != len(names)
@@ -161,6 +166,8 @@ def _block(snippet: Path) -> dict:
         if child.doctor_names(found.string) != names:  # what the runner's child reads, with no TOML parser
             raise ExpectError(f"{snippet}: write 'doctor' on one line of the tfdist block, e.g. "
                               f"# doctor = [\"model\", \"loaded\"]")
+    if "cluster" in block:
+        _cluster_tasks(snippet, block["cluster"])
     for key, what in REASONS.items():
         reason = block.get(key)
         if reason is not None and (not isinstance(reason, str) or not reason.strip()):
@@ -169,6 +176,27 @@ def _block(snippet: Path) -> dict:
         raise ExpectError(f"{snippet}: write 'configures-devices' on a line of its own in the tfdist block, "
                           f"e.g. # configures-devices = \"it splits the CPU into 4 logical devices itself\"")
     return block
+
+
+# The task types of a local cluster, in the order they are numbered and reported, and how many of each.
+TASK_TYPES = {"chief": 1, "worker": 8, "ps": 4, "evaluator": 1}
+
+
+def _cluster_tasks(snippet: Path, table) -> list[tuple[str, int]]:
+    if (not isinstance(table, dict) or not table or set(table) - set(TASK_TYPES)
+            or not all(isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= TASK_TYPES[k] for k, n in table.items())
+            or not 2 <= sum(table.values()) <= 8):
+        raise ExpectError(f"{snippet}: 'cluster' takes the tasks of a local cluster, 2 to 8 in all, e.g. "
+                          f"cluster = {{ worker = 4 }} or {{ chief = 1, worker = 2, ps = 1 }} "
+                          f"(types: {', '.join(TASK_TYPES)}); got {table!r}")
+    return [(kind, i) for kind in TASK_TYPES for i in range(table.get(kind, 0))]
+
+
+def cluster(snippet: Path) -> list[tuple[str, int]] | None:
+    """The tasks of the local cluster the snippet runs as (declared `cluster = { worker = 4 }` above
+    [expect]: tfdist_kb.proof.cluster starts one process per task), or None: one process."""
+    table = _block(snippet).get("cluster")
+    return None if table is None else _cluster_tasks(snippet, table)
 
 
 def doctor_models(snippet: Path) -> list[str]:

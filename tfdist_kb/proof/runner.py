@@ -11,6 +11,8 @@ import functools
 import hashlib
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -19,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import envs, evidence, expect, files, forkpool, messages, witness
+from . import cluster, envs, evidence, expect, files, forkpool, messages, witness
 from .envs import ROOT, Env
 
 SNIPPETS = ROOT / "snippets"
@@ -30,7 +32,7 @@ TIME_LIMIT = float(os.environ.get("TFDIST_TIME_LIMIT", "240"))
 # and tfdist.doctor, whose findings on the snippet's objects the child records with the run.
 _RUNNER_CODE = [Path(__file__).with_name(n) for n in
                 ("child.py", "replicas.py", "witness.py", "envs.py", "runner.py", "messages.py", "forkserver.py",
-                 "forkpool.py")] + [ROOT / "tfdist" / "src" / "tfdist" / "doctor.py"]
+                 "forkpool.py", "cluster.py")] + [ROOT / "tfdist" / "src" / "tfdist" / "doctor.py"]
 
 
 class RunnerError(Exception):
@@ -215,7 +217,7 @@ def mode_of(job: Job, mode: str) -> str:
     if mode != "fork" or not job.env.fork:
         return "fresh"
     try:
-        return "fresh" if expect.fresh_process(job.snippet) else "fork"
+        return "fresh" if expect.fresh_process(job.snippet) or expect.cluster(job.snippet) else "fork"
     except expect.ExpectError:
         return "fresh"
 
@@ -223,6 +225,12 @@ def mode_of(job: Job, mode: str) -> str:
 def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "fresh") -> dict:
     if not job.env.interpreter.exists():
         raise RunnerError(f"environment {job.env.name} is not built (run: tfdist envs {job.env.name})")
+    try:
+        tasks = expect.cluster(job.snippet)
+    except expect.ExpectError:  # no block (the runner's own tests): one process, as declared by the job
+        tasks = None
+    if tasks:
+        return _execute_cluster(job, tasks, time_limit, may_hang)
     launch = _launch_forked if mode_of(job, mode) == "fork" else _launch_fresh
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
         result_file = Path(scratch) / "result.json"
@@ -267,6 +275,135 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
         "traceback": child.get("traceback"), "stderr_tail": stderr[-2000:], "witness": seen,
         "snippet_seconds": child.get("snippet_seconds"),
         "doctor": child.get("doctor"),  # tfdist.doctor on the snippet's objects (tests/test_doctor.py)
+    })
+    return record
+
+
+@functools.cache
+def _private_network() -> list[str]:
+    """The command prefix that runs a cluster in a network namespace of its own, where only loopback
+    exists (`unshare --net --map-root-user`), or [] where this machine does not allow one."""
+    unshare = shutil.which("unshare")
+    if unshare:
+        command = [unshare, "--net", "--map-root-user"]
+        try:
+            if subprocess.run(command + ["true"], capture_output=True, timeout=30).returncode == 0:
+                return command
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    return []
+
+
+_PORT = re.compile(r"\b(localhost|127\.0\.0\.1):(\d{2,5})\b")
+
+
+def _same_ports(text: str, ports: list[int]) -> str:
+    """Free ports chosen on the host (no namespace of its own) written as the fixed ones of a
+    private network namespace, so that both ways of running record the same text."""
+    fixed = {str(p): str(cluster.PORT_BASE + i) for i, p in enumerate(ports)}
+    return _PORT.sub(lambda m: f"{m[1]}:{fixed.get(m[2], m[2])}", text or "")
+
+
+def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, may_hang: bool) -> dict:
+    """Run the snippet as a local cluster (tfdist_kb.proof.cluster), one fresh process per task, and
+    judge the tasks together: the task that failed first gives the run its exception (if it raised;
+    else the first raising task in the declared order); a task the launcher stopped because another
+    failed is recorded as stopped."""
+    environ = job.env.process_environ()
+    environ["CUDA_VISIBLE_DEVICES"] = ""  # on CPUs each task is one replica (4 workers: 4 replicas)
+    prefix = _private_network()
+    names = [cluster.task_name(t) for t in tasks]
+    with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
+        spec = Path(scratch) / "spec.json"
+        spec.write_text(json.dumps({"snippet": str(job.snippet), "tasks": tasks, "python": str(job.env.interpreter),
+                                    "environ": environ, "time_limit": time_limit, "private_network": bool(prefix)}))
+        lifeline, held = os.pipe()
+        started = time.monotonic()
+        try:
+            process = subprocess.Popen(prefix + [str(job.env.interpreter), "-m", "tfdist_kb.proof.cluster", str(spec),
+                                                 str(lifeline)], cwd=scratch, env=environ, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True, start_new_session=True, pass_fds=(lifeline,))
+        finally:
+            os.close(lifeline)
+        try:
+            _, launcher_err = process.communicate(timeout=time_limit + cluster.GRACE + 60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher did not end") from None
+        finally:
+            os.close(held)
+        seconds = round(time.monotonic() - started, 2)
+        summary = _read_json(Path(scratch) / "cluster.json")
+        if summary is None:
+            raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher failed "
+                              f"({_ended(process.returncode)}):\n{launcher_err[-2000:]}")
+        ports = [] if summary["private_network"] else summary["ports"]
+        runs = []
+        for name, task, ended in zip(names, tasks, summary["tasks"]):
+            folder = Path(scratch) / ended["folder"]
+            result = _read_json(folder / "result.json") or {}
+            read = lambda f: _same_ports((folder / f).read_text(errors="replace") if (folder / f).exists() else "", ports)
+            runs.append({"task": name, "result": result, "stdout": read("stdout"), "stderr": read("stderr"),
+                         "witness": result.get("witness") or _read_json(folder / "result.json.witness"),
+                         "stopped": ended["stopped"], "ended": ended["ended"]})
+    for run_ in runs:
+        if run_["result"].get("outcome") == "error":
+            raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed in {run_['task']}:\n"
+                              f"{run_['result'].get('traceback')}")
+    # the task that failed first (in time) leads: the others' errors are usually its consequence
+    raised = sorted((r for r in runs if r["result"].get("outcome") == "raised"),
+                    key=lambda r: r["task"] != summary.get("first_failed"))
+    if raised:
+        outcome = "raised"
+    elif all(r["result"].get("outcome") == "passed" for r in runs):
+        outcome = "passed"
+    elif any(r["stopped"] == "time limit" for r in runs) and not any(r["stopped"] is None and not r["result"] for r in runs):
+        if not may_hang:
+            raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of {time_limit:.0f} s; "
+                              + "; ".join(f"{r['task']}: {_last_output(r['stdout'], r['stderr'])}" for r in runs))
+        outcome = "timed-out"
+    else:
+        raise RunnerError(f"{job.rel} on {job.env.name}: "
+                          + "; ".join(f"{r['task']} ended ({r['ended']}) without a result: "
+                                      f"{_last_output(r['stdout'], r['stderr'])}" for r in runs if not r["result"]))
+    seen = [(r["task"], r["witness"]) for r in runs]
+    problems = witness.cluster_problems(seen, outcome)
+    if problems:
+        raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run does not prove {REPLICAS} replicas "
+                          f"on {REPLICAS} distinct devices across its tasks: " + "; ".join(problems))
+    first = raised[0] if raised else runs[0]
+    child = first["result"] or next((r["result"] for r in runs if r["result"]), {})
+    message, headline = (messages.message(_same_ports(first["result"].get("message") or "", ports))
+                         if raised else (None, None))
+
+    def task_record(r):
+        res = r["result"]
+        state = res.get("outcome") or ("timed-out" if r["stopped"] == "time limit" else
+                                       "stopped" if r["stopped"] else "ended without a result")
+        out = {"task": r["task"], "outcome": state, "stdout": messages.normalise(r["stdout"])}
+        if state == "raised":
+            out["exception"] = res.get("exception")
+            out["headline"] = messages.message(_same_ports(res.get("message") or "", ports))[1]
+        return out
+
+    record = _base(job)
+    record.update({
+        "python": child.get("python"), "tensorflow": child.get("tensorflow"), "keras": child.get("keras"),
+        "keras_package": child.get("keras_package"),
+        "devices": f"{len(tasks)} processes on this machine ({', '.join(names)}), over loopback only; "
+                   + (child.get("devices") or ""),
+        "outcome": outcome,
+        "exception": first["result"].get("exception") if raised else None,
+        "message": message, "headline": headline,
+        "replicas": REPLICAS, "ran_on": witness.cluster_ran_on(seen, outcome),
+        "reduction": _reduction({"strategies": [s for _, w in seen for s in w["strategies"]]}),
+        "seconds": seconds, "stdout": messages.normalise(first["stdout"]),
+        "tasks": [task_record(r) for r in runs],
+        # kept in the cache, not in the evidence file:
+        "traceback": first["result"].get("traceback"), "stderr_tail": first["stderr"][-2000:],
+        "witness": dict(seen), "snippet_seconds": child.get("snippet_seconds"), "doctor": child.get("doctor"),
+        "network": "a network namespace of its own" if not ports else "the host's loopback",
     })
     return record
 

@@ -28,12 +28,24 @@ def short(device):
     return "%s:%d" % (found.group(1).upper(), int(found.group(2))) if found else None
 
 
+def _tf_config_task():
+    """The task TF_CONFIG gives this process ('worker:1'), or None: what the task itself was told."""
+    import os
+
+    try:
+        task = json.loads(os.environ.get("TF_CONFIG") or "{}").get("task") or {}
+        return "%s:%d" % (task["type"], int(task["index"])) if task else None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
 class Witness(object):
     def __init__(self, path):
         self.path = path
         self._lock = threading.Lock()  # replica contexts are entered from one thread per replica
         self.strategies = []  # kept alive so that ids stay unique for the run
         self.record = {"strategies": [], "ran": {}, "sessions": [], "runtime_devices": None}
+        self.record["tf_config_task"] = _tf_config_task()
 
     def install(self):
         from tensorflow.python.client import session
@@ -53,6 +65,23 @@ class Witness(object):
             strategy_base.__deepcopy__ = __deepcopy__
         self._after(context_base, self._replica_entered)
         self._after(session.BaseSession, self._session_created)
+        try:  # a MultiWorkerMirroredStrategy whose constructor raises ("must be configured at program startup")
+            from tensorflow.python.distribute import collective_all_reduce_strategy as collective
+
+            extended = collective.CollectiveAllReduceExtended
+            original = extended.__init__
+
+            def __init__(extended_self, *args, **kwargs):
+                try:
+                    original(extended_self, *args, **kwargs)
+                except Exception as error:
+                    self._strategy_failed(error)
+                    raise
+
+            extended.__init__ = __init__
+        except (ImportError, AttributeError):
+            pass
+        self.save()  # a task stopped before its first strategy still leaves what it was told
 
     @staticmethod
     def _after(cls, observe):
@@ -65,6 +94,8 @@ class Witness(object):
         cls.__init__ = __init__
 
     def _index(self, strategy):
+        if strategy is None:
+            return None
         for i, known in enumerate(self.strategies):
             if known is strategy:
                 return i
@@ -80,6 +111,13 @@ class Witness(object):
             "replicas": int(strategy.num_replicas_in_sync),
             "devices": [str(d) for d in getattr(extended, "worker_devices", ())],
         })
+        self.save()
+
+    def _strategy_failed(self, error):
+        """A MultiWorkerMirroredStrategy that never came to exist: its constructor raised `error`."""
+        self.record["strategies"].append({"class": "MultiWorkerMirroredStrategy", "replicas": None, "devices": [],
+                                          "raised": type(error).__name__})
+        self.strategies.append(None)
         self.save()
 
     def _replica_entered(self, context):
@@ -134,6 +172,8 @@ def reduction(strategy):
     'ReductionToOneDevice', ...), with the implementation a collective one uses
     ('CollectiveAllReduce (RING)' on CPUs and on logical GPUs, '(NCCL)' on physical GPUs, TF 2.21).
     None where the strategy has none (one device) or it cannot be read without choosing it."""
+    if strategy is None:  # its constructor raised
+        return None
     extended = strategy.extended
     try:
         for name in ("_cross_device_ops", "_inferred_cross_device_ops"):
@@ -167,6 +207,10 @@ def problems(record, outcome):
         if len(have) < REPLICAS:
             found.append("Session %d sees only %s, not %d devices" % (i + 1, ", ".join(have) or "nothing", REPLICAS))
     for s in strategies:
+        if s.get("raised"):
+            found.append("a %s raised %s in its constructor: a process of its own has no replicas to show"
+                         % (s["class"], s["raised"]))
+            continue
         devices = [short(d) or d for d in s["devices"]]
         name = "%s over %s" % (s["class"], ", ".join(devices) or "no devices")
         if s["replicas"] != REPLICAS or len(set(devices)) != REPLICAS:
@@ -209,3 +253,106 @@ def ran_on(record):
                 if short(d) not in out:
                     out.append(short(d))
     return out
+
+
+# ---- a local cluster (tfdist_kb.proof.cluster): one witness per task, judged together ----
+
+_PLACED = re.compile(r"/job:(?P<job>[a-z_]+)/replica:\d+/task:(?P<task>\d+)/")
+
+
+def placed(device):
+    """'/job:worker/replica:0/task:1/device:CPU:0' -> 'worker:1/CPU:0': a device of a cluster, named
+    by the task that has it; a device of one process ('/job:localhost/...', '/cpu:0') by short()."""
+    found = _PLACED.search(device or "")
+    if not found or found.group("job") == "localhost":
+        return short(device)
+    return "%s:%s/%s" % (found.group("job"), found.group("task"), short(device))
+
+
+def cluster_problems(tasks, outcome):
+    """Why the witnesses of a cluster's tasks (a list of (task name, record or None)) do not prove that
+    4 replicas in all ran on 4 distinct devices ([] if they do): in every task, every strategy has 4
+    replicas in sync, on devices of that task which its runtime really has, named by the task (a task
+    that fell back to a strategy of its own process has 1 replica, or names `/job:localhost`); the n-th
+    strategy of every task together spans 4 distinct devices (two tasks given the same index name the
+    same ones); a passing run ran a replica function on all 4 replica ids across the tasks."""
+    found = []
+    for name, record in tasks:
+        if not record or not record.get("strategies"):
+            found.append("%s: %s" % (name, "no device record" if not record else "created no tf.distribute strategy"))
+    told = [(name, record.get("tf_config_task")) for name, record in tasks if record]
+    for name, seen in told:
+        if seen != name:
+            found.append("%s: its TF_CONFIG made it %s" % (name, seen))
+    for seen in sorted({s for _, s in told if [t for _, t in told].count(s) > 1}):
+        found.append("%d tasks were told by TF_CONFIG that they are %s" % ([t for _, t in told].count(seen), seen))
+    if found and outcome == "passed":
+        return found
+    missing = bool(found)
+    tasks = [(name, record) for name, record in tasks if record and record.get("strategies")]
+    if not tasks:
+        return found
+    counts = [len(record["strategies"]) for _, record in tasks]
+    if len(set(counts)) != 1 and outcome == "passed":
+        return ["the tasks created different numbers of strategies: %s"
+                % ", ".join("%s %d" % (n, len(r["strategies"])) for n, r in tasks)]
+    for k in range(max(counts)):
+        union, everywhere = [], not missing
+        for name, record in tasks:
+            if k >= len(record["strategies"]):
+                everywhere = False  # a task that raised before it: judged by what it did create
+                continue
+            s = record["strategies"][k]
+            runtime = record.get("runtime_devices")
+            if s.get("raised"):
+                # its constructor raised (the run's documented failure): the replica it was to be
+                # is the task's CPU, as the runtime has it
+                if outcome != "raised":
+                    found.append("%s: a %s raised %s in its constructor, but the run %s" % (name, s["class"], s["raised"], outcome))
+                elif not runtime or "CPU:0" not in set(map(short, runtime)):
+                    found.append("%s: the runtime of the task has no CPU:0 (%s)" % (name, runtime))
+                else:
+                    union.append(name + "/CPU:0")
+                continue
+            devices = [placed(d) or d for d in s["devices"]]
+            label = "%s: %s over %s" % (name, s["class"], ", ".join(devices) or "no devices")
+            if s["replicas"] != REPLICAS:
+                found.append("%s: %d replica(s) in sync, not %d" % (label, s["replicas"], REPLICAS))
+            foreign = [d for d in devices if not d.startswith(name + "/")]
+            if foreign:
+                found.append("%s: not devices of task %s" % (label, name))
+            if runtime is None:
+                found.append("%s: cannot tell which devices exist: the eager runtime did not start" % name)
+            else:
+                have = set(map(short, runtime))
+                missing = [d for d in devices if d.split("/")[-1] not in have]
+                if missing:
+                    found.append("%s: the runtime does not have %s" % (label, ", ".join(missing)))
+            union += devices
+        if everywhere and len(set(union)) != REPLICAS or len(set(union)) != len(union):
+            found.append("strategy %d spans %d distinct device(s) across the tasks (%s), not %d"
+                         % (k + 1, len(set(union)), ", ".join(union), REPLICAS))
+    if outcome == "passed":
+        full = [k for k in range(len(tasks[0][1]["strategies"]))
+                if sorted(set(sum(((r.get("ran") or {}).get(str(k), []) for _, r in tasks), []))) == list(range(REPLICAS))]
+        if not full:
+            found.append("no strategy ran a replica function on all %d replica ids across the tasks (seen: %s)"
+                         % (REPLICAS, {n: r.get("ran") for n, r in tasks}))
+    return found
+
+
+def cluster_ran_on(tasks, outcome):
+    """The devices (task-named) of the strategies whose replicas all ran (passed), or of every strategy
+    (a strategy whose constructor raised: the task's CPU)."""
+    out = []
+    for k in range(max(len(r["strategies"]) for _, r in tasks)):
+        ran = sorted(set(sum(((r.get("ran") or {}).get(str(k), []) for _, r in tasks), [])))
+        if outcome == "passed" and ran != list(range(REPLICAS)):
+            continue
+        for name, record in tasks:
+            if k < len(record["strategies"]):
+                s = record["strategies"][k]
+                for d in ([name + "/CPU:0"] if s.get("raised") else map(placed, s["devices"])):
+                    if d not in out:
+                        out.append(d)
+    return sorted(out)

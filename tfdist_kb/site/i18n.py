@@ -141,6 +141,20 @@ PHRASES = {
     "nb_restart": ("**Restart the kernel before this cell, then run the setup cell (the third) again**: {reason}.",
                    "**运行此单元格前请重启内核，然后再运行一次设置单元格（第三个）**：{reason}。"),
     "nb_recorded": ("Recorded in {env}: {how}.", "在 {env} 中的记录：{how}。"),
+    "nb_cluster": ("This program runs as a local cluster of {n} processes ({tasks}), as {n} machines would run it: "
+                   "the first cell saves it as `{file}`, the second starts one process per task on this machine, "
+                   "each with its `TF_CONFIG` (localhost ports), and shows what each printed "
+                   "(`local_cluster`, defined in the setup cell). On a real cluster, run `python {file}` on every "
+                   "machine with that machine's `TF_CONFIG`.",
+                   "这个程序以 {n} 个进程组成的本机集群运行（{tasks}），就像 {n} 台机器各运行一份：第一个单元格把它保存为 "
+                   "`{file}`，第二个在本机为每个任务启动一个进程，各自带上自己的 `TF_CONFIG`（localhost 端口），并显示每个任务的输出"
+                   "（`local_cluster` 在设置单元格中定义）。在真正的集群上，请在每台机器上用该机器的 `TF_CONFIG` 运行 `python {file}`。"),
+    "cluster_tasks": ("Ran as a local cluster of {n} processes: {tasks}.", "以 {n} 个进程组成的本机集群运行：{tasks}。"),
+    "task_passed": ("{task} passed", "{task} 通过"),
+    "task_raised": ("{task} raised {exception}", "{task} 抛出 {exception}"),
+    "task_stopped": ("{task} was ended after another task failed", "{task} 在另一个任务失败后被结束"),
+    "task_timed_out": ("{task} did not finish", "{task} 没有结束"),
+    "task_no_result": ("{task} ended without a result", "{task} 没有结果就结束了"),
     "nb_printed_nothing": ("It printed nothing, so the cell below shows no output.",
                            "它没有任何输出，所以下面的单元格没有输出。"),
     "nb_not_run": ("Not run in {env}: {reason}. The code is on the entry's page.",

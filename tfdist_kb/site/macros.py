@@ -185,7 +185,19 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
             body.append(f'??? note "{t("whole_message")}"\n\n' + _indent(_fence(whole)))
     if not body:
         body.append(t("printed_nothing"))
+    if record.get("tasks"):
+        body.append(cluster_tasks(record))
     return f'!!! {kind} "{title}"\n\n' + _indent("\n\n".join(body)) + "\n"
+
+
+def cluster_tasks(record: dict) -> str:
+    """What each task of a local cluster did, in one sentence (tfdist_kb.proof.cluster)."""
+    said = []
+    for task in record["tasks"]:
+        key = {"passed": "task_passed", "raised": "task_raised", "stopped": "task_stopped",
+               "timed-out": "task_timed_out"}.get(task["outcome"], "task_no_result")
+        said.append(t(key, task=f"`{task['task']}`", exception=f"`{task.get('exception')}`"))
+    return t("cluster_tasks", n=len(record["tasks"]), tasks=t("groups_sep").join(said))
 
 
 def _cell(record: dict | None, declared: expect.Expectation) -> tuple[str, str, str | None]:

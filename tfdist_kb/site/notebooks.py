@@ -13,6 +13,11 @@ printed nothing, does not apply or hangs there, or has no current record) the ma
 it says so. Everything is deterministic (cell ids included), so an unchanged entry gives the
 same bytes and mkdocs-jupyter's cache (keyed on those bytes) hits.
 
+A snippet that runs as a local cluster (`cluster = { worker = 4 }` in its header) cannot be one cell of
+a kernel: its cell saves it with `%%writefile`, and the next cell runs it with `local_cluster` (the code of
+tfdist/src/tfdist/cluster.py, added to the setup cell), one process per task; that cell shows each task's
+recorded output under its name and raises the first failing task's exception under its class name.
+
 A snippet that cannot share a kernel with the cells above it declares why (`restart-kernel` in its
 header, tfdist_kb.proof.expect): its markdown cell starts by telling the reader to restart the kernel and
 run the setup cell again, and its code cell carries `tfdist.restart_kernel`, where the notebook test
@@ -52,6 +57,9 @@ from .i18n import t
 
 SECTION = re.compile(r"^# --8<-- \[start:example\]\n(.*?)^# --8<-- \[end:example\]", re.DOTALL | re.MULTILINE)
 REPLICAS_SOURCE = Path(__file__).resolve().parents[1] / "proof" / "replicas.py"
+# An entry with snippets that run as a local cluster: the setup cell defines local_cluster from the
+# tfdist package's own code (its `main`, the command line, left out).
+CLUSTER_SOURCE = Path(__file__).resolve().parents[2] / "tfdist" / "src" / "tfdist" / "cluster.py"
 # Where the site build writes the notebooks it publishes: one stable folder per language, so an
 # unchanged notebook keeps its bytes and its modification time from one build to the next.
 OUT = envs.ROOT / ".cache" / "notebooks"
@@ -78,9 +86,13 @@ def entry_url(entry: registry.Entry, lang: str = i18n.DEFAULT, base_url: str | N
 
 
 def _outputs(record: dict) -> list:
-    """The recorded run as notebook outputs: what it printed, then the exception it raised."""
+    """The recorded run as notebook outputs: what it printed, then the exception it raised (for a
+    local cluster, each task's output under its name, as local_cluster prints it)."""
     outputs = []
-    if record.get("stdout"):
+    if record.get("tasks"):
+        text = "\n".join(f"--- {task['task']} ---\n{task.get('stdout') or ''}".rstrip() for task in record["tasks"])
+        outputs.append(nbformat.v4.new_output("stream", name="stdout", text=text + "\n"))
+    elif record.get("stdout"):
         outputs.append(nbformat.v4.new_output("stream", name="stdout", text=record["stdout"].rstrip("\n") + "\n"))
     if record["outcome"] == "raised":
         headline = record.get("headline") or record.get("message") or ""
@@ -125,17 +137,30 @@ def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int
             note += " " + t("nb_printed_nothing")
     elif expectation.kind in ("not-applicable", "hangs"):
         return [nbformat.v4.new_markdown_cell(head + note)], number
-    cell = nbformat.v4.new_code_cell(example(path))
+    tasks = expect.cluster(path)
+    cells = []
+    if tasks:  # saved as a file, then run as one process per task by local_cluster (the setup cell)
+        head += t("nb_cluster", n=len(tasks), file=path.name, tasks=", ".join(f"`{k}:{i}`" for k, i in tasks)) + "\n\n"
+        cells.append(nbformat.v4.new_code_cell(f"%%writefile {path.name}\n" + example(path)))
+        counts = {k: sum(1 for kind, _ in tasks if kind == k) for k in ("chief", "worker", "ps")}
+        call = ", ".join(f"{k if k != 'worker' else 'workers'}={n}" for k, n in counts.items() if n)
+        cell = nbformat.v4.new_code_cell(f'outputs = local_cluster("{path.name}", {call})')
+    else:
+        cell = nbformat.v4.new_code_cell(example(path))
     cell.metadata["tfdist"] = {"snippet": name, "outputs_from": env.name if record else None}
     if restart:
         cell.metadata["tfdist"]["restart_kernel"] = True
     if expectation.kind == "raises":
         cell.metadata["tags"] = ["raises-exception"]
     if record is not None:
+        for saved in cells:  # the %%writefile cell: what Jupyter prints for it
+            number += 1
+            saved.execution_count = number
+            saved.outputs = [nbformat.v4.new_output("stream", name="stdout", text=f"Writing {path.name}\n")]
         number += 1
         cell.execution_count = number
         cell.outputs = _outputs(record)
-    return [nbformat.v4.new_markdown_cell(head + note), cell], number
+    return [nbformat.v4.new_markdown_cell(head + note), *cells, cell], number
 
 
 def build(entry: registry.Entry, lang: str = i18n.DEFAULT, url: str | None = None) -> nbformat.NotebookNode:
@@ -163,7 +188,10 @@ def build(entry: registry.Entry, lang: str = i18n.DEFAULT, url: str | None = Non
                                 date=max(r["date"] for r in ran))
         else:
             intro += "\n\n" + t("nb_no_outputs", env=macros._env(default.name))
-        setup = nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip()
+        launcher = ""
+        if any(expect.cluster(p) for p in entry.snippets):  # local_cluster, for the cluster snippets' cells
+            launcher = "\n\n" + CLUSTER_SOURCE.read_text().split('"""', 2)[2].strip().split("\n\ndef main(")[0]
+        setup = nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip() + launcher
                                           + "\n\nprint(provide_replicas())")
         number = 0
         if ran and ran[0].get("devices"):

@@ -6,6 +6,9 @@
     tfdist.lookup(exc_or_text)  # the best entry (a dict: id, title, url, tags, fix, score) or None
     tfdist.annotate(exc)        # Python 3.11+: adds that line as a note (PEP 678); returns exc
     tfdist.explain("TFD001")    # what `tfdist explain` answers: a list of entries, best first
+    tfdist.local_cluster("train.py", workers=4)
+                                # try multi-worker code on one machine: one process per task,
+                                # TF_CONFIG on localhost ports (also `tfdist cluster --workers 4 train.py`)
     tfdist.doctor(strategy, model=model, optimizer=optimizer)
                                 # the silent failures no error links to: a list of findings
                                 # (id, severity, message, url); raise_on="error" raises DoctorError
@@ -15,12 +18,13 @@ another file, $TFDIST_BASE_URL sets the site's address used in links (a mirror).
 """
 from __future__ import annotations
 
+from .cluster import TaskFailed, local_cluster
 from .doctor import DoctorError, Finding, Findings, doctor  # `tfdist.doctor` is the function
 from .hook import install, line_for
 from .matcher import DataError, QueryError, best, by_id, check, exception_text, load, match, normalise
 
 __version__ = "0.1.0"
-__all__ = ["install", "lookup", "annotate", "explain", "doctor", "match", "best", "load", "normalise",
+__all__ = ["install", "lookup", "annotate", "explain", "doctor", "local_cluster", "TaskFailed", "match", "best", "load", "normalise",
            "DataError", "QueryError", "DoctorError", "Finding", "Findings", "__version__"]
 
 

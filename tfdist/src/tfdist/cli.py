@@ -8,6 +8,9 @@ USAGE = """\
 usage: tfdist explain [--json] TEXT...      an entry ID (TFD001), or an error message or traceback
        tfdist explain [--json] --file PATH  the text of a file (a log, a pasted traceback)
        tfdist explain [--json] -            the text on standard input
+       tfdist cluster [--workers 4] [--chief 1] [--ps N] SCRIPT
+                                            run SCRIPT as a local TensorFlow cluster: one process
+                                            per task, TF_CONFIG on localhost ports (tfdist.cluster)
 
 Prints the entries that answer the text, root cause first, then best first (at most 3, and any
 tied with the third): ID and title, the one-line fix, and the link. Words given as TEXT are joined
@@ -313,6 +316,10 @@ def _dispatch(argv):
         return 0
     if argv[0] == "explain":
         return explain(argv[1:])
+    if argv[0] == "cluster":
+        from .cluster import main as cluster
+
+        return cluster(argv[1:])
     return _knowledge_base(argv)
 
 

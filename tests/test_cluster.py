@@ -1,0 +1,210 @@
+"""The local cluster (tfdist_kb.proof.cluster): a snippet declared `cluster = { worker = 4 }` runs as 4
+processes over loopback only, and the 4-replica proof holds across them. Each mutation below is a way
+a cluster run could claim what it did not do; each must be refused with a message saying what is wrong.
+Runs real clusters in the default environment (about 5 to 10 s each)."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tfdist_kb.proof import envs, expect, runner
+
+HEADER = '# /// tfdist\n# cluster = {{ worker = {n} }}\n# [expect]\n# default = "passes"\n# ///\n'
+STEP = ("import tensorflow as tf\n"
+        "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+        "@tf.function\n"
+        "def step():\n"
+        "    ctx = tf.distribute.get_replica_context()\n"
+        "    return ctx.all_reduce('sum', tf.cast(ctx.replica_id_in_sync_group, tf.float32))\n"
+        "total = float(strategy.experimental_local_results(strategy.run(step))[0])\n"
+        "print('sum of the replica ids:', total)\n"
+        "assert total == 6.0\n")
+
+
+@pytest.fixture(scope="module")
+def default_env():
+    return envs.ensure(envs.default())
+
+
+def run_code(tmp_path, env, code, expectation=expect.Expectation("passes"), n=4, name="cluster.py"):
+    path = tmp_path / name
+    path.write_text(HEADER.format(n=n) + code)
+    return runner.run(runner.Job(path, env, expectation), use_cache=False)
+
+
+def test_four_workers_are_four_replicas_on_four_devices(tmp_path, default_env):
+    record = run_code(tmp_path, default_env, STEP)
+    assert record["outcome"] == "passed" and record["replicas"] == 4
+    assert record["ran_on"] == [f"worker:{i}/CPU:0" for i in range(4)]
+    assert [t["task"] for t in record["tasks"]] == [f"worker:{i}" for i in range(4)]
+    assert all(t["outcome"] == "passed" and t["stdout"] == "sum of the replica ids: 6.0" for t in record["tasks"])
+    assert record["stdout"] == "sum of the replica ids: 6.0"
+    assert record["reduction"].startswith("CollectiveAllReduce")
+
+
+def test_the_only_network_is_loopback(tmp_path, default_env):
+    """Where the machine allows a network namespace, the tasks see no interface but `lo`, and their
+    TF_CONFIG names localhost ports only; either way every address in TF_CONFIG is localhost."""
+    code = ("import json, os, socket\n"
+            "config = json.loads(os.environ['TF_CONFIG'])\n"
+            "print(sorted({a.split(':')[0] for addresses in config['cluster'].values() for a in addresses}))\n"
+            "print(config['cluster']['worker'])\n"
+            "print([name for _, name in socket.if_nameindex()] if os.environ.get('CHECK_IF') else '')\n" + STEP)
+    os.environ["CHECK_IF"] = "1" if runner._private_network() else ""
+    try:
+        record = run_code(tmp_path, default_env, code)
+    finally:
+        del os.environ["CHECK_IF"]
+    lines = record["stdout"].splitlines()
+    assert lines[0] == "['localhost']"
+    assert lines[1] == str([f"localhost:{20000 + i}" for i in range(4)])  # the same text with or without a namespace
+    if runner._private_network():
+        assert lines[2] == "['lo']"
+
+
+def test_host_loopback_ports_are_recorded_as_the_fixed_ones(tmp_path, default_env, monkeypatch):
+    """Without a namespace of its own the launcher takes free ports; the record is the same text."""
+    monkeypatch.setattr(runner, "_private_network", lambda: [])
+    code = "import json, os\nprint(json.loads(os.environ['TF_CONFIG'])['cluster']['worker'])\n" + STEP
+    record = run_code(tmp_path, default_env, code)
+    assert record["network"] == "the host's loopback"
+    assert record["stdout"].splitlines()[0] == str([f"localhost:{20000 + i}" for i in range(4)])
+
+
+def test_one_task_raises_the_others_are_stopped_and_named(tmp_path, default_env):
+    code = ("import json, os\n"
+            "import tensorflow as tf\n"
+            "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+            "if json.loads(os.environ['TF_CONFIG'])['task']['index'] == 2:\n"
+            "    raise ValueError('worker 2 gives up')\n"
+            "strategy.run(tf.function(lambda: tf.distribute.get_replica_context().all_reduce('sum', 1.0)))\n")
+    started = time.monotonic()
+    record = run_code(tmp_path, default_env, code, expect.Expectation("raises", "ValueError", "gives up"))
+    assert time.monotonic() - started < 120
+    assert (record["outcome"], record["exception"], record["message"]) == ("raised", "ValueError", "worker 2 gives up")
+    by_task = {t["task"]: t for t in record["tasks"]}
+    assert by_task["worker:2"]["outcome"] == "raised" and by_task["worker:2"]["headline"] == "worker 2 gives up"
+    assert {by_task[f"worker:{i}"]["outcome"] for i in (0, 1, 3)} <= {"stopped", "raised"}
+    assert record["ran_on"] == [f"worker:{i}/CPU:0" for i in range(4)]
+
+
+def test_a_worker_that_falls_back_to_a_strategy_of_its_own_is_refused(tmp_path, default_env):
+    code = ("import json, os\n"
+            "import tensorflow as tf\n"
+            "if json.loads(os.environ['TF_CONFIG'])['task']['index'] == 3:\n"
+            "    strategy = tf.distribute.MirroredStrategy()  # silently local: 1 replica on its CPU\n"
+            "    strategy.run(lambda: tf.constant(1.0))\n"
+            "else:\n"
+            "    strategy = tf.distribute.MultiWorkerMirroredStrategy()\n")
+    with pytest.raises(runner.RunnerError, match=r"worker:3: MirroredStrategy over CPU:0: 1 replica\(s\) in sync, not 4"):
+        run_code(tmp_path, default_env, code, expect.Expectation("hangs", seconds=90))
+
+
+def test_two_tasks_given_the_same_index_are_refused(tmp_path, default_env, monkeypatch):
+    """worker:1 twice and no worker:2: the cluster cannot form (one raises, the others wait), and the
+    proof refuses it from what the tasks themselves were told."""
+    monkeypatch.setattr(expect, "cluster", lambda path: [("worker", 0), ("worker", 1), ("worker", 1), ("worker", 3)])
+    with pytest.raises(runner.RunnerError, match=r"not evidence.*2 tasks were told by TF_CONFIG that they are worker:1"):
+        run_code(tmp_path, default_env, STEP, expect.Expectation("hangs", seconds=90))
+
+
+def test_a_cluster_of_three_declared_as_four_is_refused(tmp_path, default_env, monkeypatch):
+    """The snippet declares 4 workers; a runner that starts 3 gets 3 replicas, and says so."""
+    monkeypatch.setattr(expect, "cluster", lambda path: [("worker", i) for i in range(3)])
+    code = STEP.replace("assert total == 6.0\n", "")
+    with pytest.raises(runner.RunnerError, match=r"3 replica\(s\) in sync, not 4"):
+        run_code(tmp_path, default_env, code)
+
+
+def test_a_cluster_snippet_that_never_creates_a_strategy_is_refused(tmp_path, default_env):
+    with pytest.raises(runner.RunnerError, match="worker:0: created no tf.distribute strategy"):
+        run_code(tmp_path, default_env, "print('nothing distributed')\n")
+
+
+def test_a_killed_runner_leaves_no_task_running(tmp_path, default_env):
+    """SIGKILL the process that runs a cluster: every task ends (lifelines), none outlives it."""
+    snippet = tmp_path / "sleeper.py"
+    snippet.write_text(HEADER.format(n=4) + "import time, tensorflow as tf\n"
+                       "strategy = tf.distribute.MultiWorkerMirroredStrategy()\ntime.sleep(600)\n")
+    driver = ("import sys\nfrom pathlib import Path\nfrom tfdist_kb.proof import envs, expect, runner\n"
+              "env = envs.default()\n"
+              "runner.run(runner.Job(Path(sys.argv[1]), env, expect.Expectation('hangs', seconds=300)), use_cache=False)\n")
+    process = subprocess.Popen([sys.executable, "-c", driver, str(snippet)], start_new_session=True)
+    marker = str(snippet)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(_processes_running(marker)) < 4:
+        time.sleep(0.5)
+    assert len(_processes_running(marker)) == 4, "the 4 tasks did not start"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _processes_running(marker):
+        time.sleep(0.5)
+    assert not _processes_running(marker)
+
+
+def _processes_running(marker):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if b"tfdist_kb.proof.child" in argv and marker.encode() in argv:
+            found.append(pid)
+    return found
+
+
+@pytest.mark.parametrize("table", ["{ worker = 1 }", "{ worker = 9 }", "{ workers = 4 }", "{ chief = 2, worker = 2 }",
+                                   "4", "{ worker = true, ps = 1 }"])
+def test_a_malformed_cluster_declaration_is_one_clear_error(tmp_path, table):
+    path = tmp_path / "bad.py"
+    path.write_text(f'# /// tfdist\n# cluster = {table}\n# [expect]\n# default = "passes"\n# ///\n')
+    with pytest.raises(expect.ExpectError, match="'cluster' takes the tasks of a local cluster"):
+        expect.cluster(path)
+
+
+def test_cluster_declaration_orders_the_tasks(tmp_path):
+    path = tmp_path / "ps.py"
+    path.write_text('# /// tfdist\n# cluster = { ps = 1, worker = 2, chief = 1 }\n# [expect]\n# default = "passes"\n# ///\n')
+    assert expect.cluster(path) == [("chief", 0), ("worker", 0), ("worker", 1), ("ps", 0)]
+    assert json.loads(__import__("tfdist_kb.proof.cluster", fromlist=["x"]).tf_config(
+        expect.cluster(path), [1, 2, 3, 4], ("worker", 1))) == {
+        "cluster": {"chief": ["localhost:1"], "worker": ["localhost:2", "localhost:3"], "ps": ["localhost:4"]},
+        "task": {"type": "worker", "index": 1}}
+
+
+# ---- tfdist.local_cluster: the same kind of cluster for readers (and the notebooks' cells) ----
+
+def test_local_cluster_runs_a_script_as_four_workers(tmp_path, default_env):
+    from tfdist.cluster import local_cluster
+
+    script = tmp_path / "train.py"
+    script.write_text(STEP)
+    outputs = local_cluster(str(script), workers=4, python=str(default_env.interpreter), show=False, timeout=300)
+    assert sorted(outputs) == [f"worker:{i}" for i in range(4)]
+    assert all("sum of the replica ids: 6.0" in text for text in outputs.values())
+
+
+def test_local_cluster_raises_the_failing_tasks_exception_under_its_name(tmp_path, default_env):
+    from tfdist.cluster import TaskFailed, local_cluster
+
+    script = tmp_path / "late.py"
+    script.write_text("import tensorflow as tf\nx = tf.constant(1.0)\nstrategy = tf.distribute.MultiWorkerMirroredStrategy()\n")
+    with pytest.raises(TaskFailed) as caught:
+        local_cluster(str(script), workers=4, python=str(default_env.interpreter), show=False, timeout=300)
+    assert type(caught.value).__name__ == "RuntimeError" == caught.value.exception
+    assert "Collective ops must be configured at program startup" in str(caught.value)
+    assert caught.value.task.startswith("worker:")
+
+
+def test_tfdist_cluster_command_bad_input_is_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "tfdist", "cluster", str(tmp_path / "missing.py")],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and result.stderr.strip().count("\n") == 0
+    assert "no such script" in result.stderr

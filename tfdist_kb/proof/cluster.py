@@ -1,0 +1,168 @@
+"""Run one snippet as a local TensorFlow cluster: one process per task, over loopback only.
+
+Usage (the runner does this): python -m tfdist_kb.proof.cluster SPEC.json [LIFELINE_FD]
+
+SPEC.json (written by tfdist_kb.proof.runner) names the snippet, the tasks (`[["worker", 0], ...]`),
+the interpreter, the process environment, the time limit and whether this process runs in a network
+namespace of its own (`unshare --net --map-root-user`, where the machine allows it). In one, the only
+interface is loopback, brought up here, and the ports are fixed (PORT_BASE + task number): nothing can
+reach the cluster, no other address exists, and parallel clusters cannot clash. Without one, each task
+gets a free port on 127.0.0.1, chosen here; TF_CONFIG names only `localhost` either way.
+
+Each task is `python -m tfdist_kb.proof.child SNIPPET RESULT.json LIFELINE` in a folder of its own
+(`task0-worker-0/`: its result, its witness, its stdout and stderr, its TMPDIR), in a process group of its
+own, with TF_CONFIG naming the whole cluster and its own task, and TFDIST_TASK (`worker:0`) so that the
+child leaves the task's devices as a plain process finds them.
+
+Ending, so that no task outlives the run:
+- all tasks ended: done;
+- one task ended without passing (it raised, or crashed): the others get GRACE seconds (they are
+  usually blocked in a collective that waits for it), then their process groups are killed; that task
+  is `first_failed` (the others' errors are usually its consequence: a peer gone from a collective);
+- the time limit: every task still running is killed.
+SPEC.json's folder gets `cluster.json`: for each task how it ended and whether this process stopped it,
+the ports, the network. When the runner dies (end-of-file on LIFELINE), every task is killed.
+
+Runs under every environment's interpreter (Python 3.7+): standard library only.
+"""
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                             "tfdist", "src"))
+from tfdist.cluster import free_ports, tf_config  # noqa: E402  the same TF_CONFIG readers get from tfdist
+
+PORT_BASE = 20000
+GRACE = 15.0  # seconds the other tasks get after one failed
+
+
+def task_name(task):
+    return "%s:%d" % (task[0], task[1])
+
+
+def _loopback_up():
+    """Bring up `lo` in a new network namespace (where it starts down); SIOCGIFFLAGS/SIOCSIFFLAGS."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        request = struct.pack("16sH14s", b"lo", 0, b"\0" * 14)
+        flags = struct.unpack("16sH14s", fcntl.ioctl(sock, 0x8913, request))[1]
+        fcntl.ioctl(sock, 0x8914, struct.pack("16sH14s", b"lo", flags | 0x1, b"\0" * 14))
+    finally:
+        sock.close()
+
+
+def _kill(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _outcome(folder):
+    """The child's outcome in `folder` ('passed', 'raised', 'error') or None (no result yet, or none)."""
+    try:
+        with open(os.path.join(folder, "result.json")) as handle:
+            return json.load(handle).get("outcome")
+    except (OSError, ValueError):
+        return None
+
+
+def main(argv):
+    spec_path = argv[1]
+    with open(spec_path) as handle:
+        spec = json.load(handle)
+    scratch = os.path.dirname(os.path.abspath(spec_path))
+    tasks = [tuple(t) for t in spec["tasks"]]
+    if spec.get("private_network"):
+        _loopback_up()
+        ports = [PORT_BASE + i for i in range(len(tasks))]
+    else:
+        ports = free_ports(len(tasks))
+    processes, folders, report = [], [], []
+    lock = threading.Lock()
+
+    def end_all():
+        with lock:
+            for process in processes:
+                _kill(process)
+
+    if len(argv) > 2:  # the runner's lifeline: end-of-file when it dies
+        lifeline = int(argv[2])
+        os.set_inheritable(lifeline, False)
+
+        def watch():
+            try:
+                while os.read(lifeline, 1):
+                    pass
+            except OSError:
+                pass
+            end_all()
+            os._exit(1)
+
+        thread = threading.Thread(target=watch, name="tfdist-cluster-lifeline")
+        thread.daemon = True
+        thread.start()
+    held = []  # the write ends of the tasks' lifelines: a task ends itself when this process dies
+    for position, task in enumerate(tasks):
+        folder = os.path.join(scratch, "task%d-%s-%d" % ((position,) + task))
+        os.makedirs(os.path.join(folder, "tmp"))
+        environ = dict(spec["environ"], TF_CONFIG=tf_config(tasks, ports, task), TFDIST_TASK=task_name(task),
+                       TMPDIR=os.path.join(folder, "tmp"))
+        read_end, write_end = os.pipe()
+        held.append(write_end)
+        with open(os.path.join(folder, "stdout"), "w") as out, open(os.path.join(folder, "stderr"), "w") as err:
+            with lock:
+                processes.append(subprocess.Popen(
+                    [spec["python"], "-m", "tfdist_kb.proof.child", spec["snippet"],
+                     os.path.join(folder, "result.json"), str(read_end)],
+                    cwd=folder, env=environ, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                    start_new_session=True, pass_fds=(read_end,)))
+        os.close(read_end)
+        folders.append(folder)
+        report.append({"task": task_name(task), "folder": os.path.basename(folder), "stopped": None})
+    started = time.monotonic()
+    deadline = started + float(spec["time_limit"])
+    failed_at = None
+    while True:
+        running = [i for i, p in enumerate(processes) if p.poll() is None]
+        if not running:
+            break
+        now = time.monotonic()
+        for i, process in enumerate(processes):
+            if process.returncode is not None and "ended_after" not in report[i]:
+                report[i]["ended_after"] = round(now - started, 2)
+                if failed_at is None and (process.returncode != 0 or _outcome(folders[i]) != "passed"):
+                    failed_at, first = now, report[i]["task"]
+        if now > deadline:
+            for i in running:
+                report[i]["stopped"] = "time limit"
+                _kill(processes[i])
+        elif failed_at is not None and now > failed_at + GRACE:
+            for i in running:
+                report[i]["stopped"] = "%s ended without passing %.0f s earlier" % (first, GRACE)
+                _kill(processes[i])
+        time.sleep(0.05)
+    for i, process in enumerate(processes):
+        _kill(process)  # whatever the task started and left running
+        code = process.returncode
+        report[i]["ended"] = ("killed by %s" % signal.Signals(-code).name) if code < 0 else "exit status %d" % code
+    for write_end in held:
+        os.close(write_end)
+    summary = {"tasks": report, "first_failed": first if failed_at is not None else None, "ports": ports, "private_network": bool(spec.get("private_network")),
+               "seconds": round(time.monotonic() - started, 2)}
+    with open(os.path.join(scratch, "cluster.json.part"), "w") as handle:
+        json.dump(summary, handle)
+    os.replace(os.path.join(scratch, "cluster.json.part"), os.path.join(scratch, "cluster.json"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
