@@ -208,3 +208,29 @@ def test_tfdist_cluster_command_bad_input_is_one_line(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode == 2 and result.stderr.strip().count("\n") == 0
     assert "no such script" in result.stderr
+
+
+def test_forked_and_fresh_clusters_record_the_same(tmp_path, default_env):
+    """`make test` forks each task from a pre-imported TensorFlow (a cluster server per environment),
+    `make matrix` starts fresh processes: both must record the same run."""
+    from tfdist_kb.proof import evidence, forkpool
+
+    code = ("import json, os\n"
+            "import tensorflow as tf\n"
+            "print(json.loads(os.environ['TF_CONFIG'])['cluster']['worker'])\n"
+            "strategy = tf.distribute.MultiWorkerMirroredStrategy()\n"
+            "if json.loads(os.environ['TF_CONFIG'])['task']['index'] == 1:\n"
+            "    raise KeyError('worker 1')\n")
+    path = tmp_path / "same.py"
+    path.write_text(HEADER.format(n=4) + code)
+    job = runner.Job(path, default_env, expect.Expectation("raises", "KeyError", "worker 1"))
+    try:
+        forked = [runner.run(job, use_cache=False, mode="fork") for _ in range(2)]
+    finally:
+        forkpool.stop_all()
+    fresh = runner.run(job, use_cache=False, mode="fresh")
+    assert [r["mode"] for r in forked] == ["fork", "fork"] and fresh["mode"] == "fresh"
+    for record in forked:
+        assert evidence.differences(fresh, record) == []
+    assert fresh["stdout"] == str([f"localhost:{20000 + i}" for i in range(4)])
+    assert fresh["exception"] == "KeyError"

@@ -23,6 +23,11 @@ Ending, so that no task outlives the run:
 SPEC.json's folder gets `cluster.json`: for each task how it ended and whether this process stopped it,
 the ports, the network. When the runner dies (end-of-file on LIFELINE), every task is killed.
 
+The fast mode (`--serve`, what `make test` uses through tfdist_kb.proof.forkpool): this process imports
+TensorFlow once, then runs one cluster per request, forking each task from that state as
+tfdist_kb.proof.forkserver forks single runs; its ports are free ones (a previous cluster's may linger),
+recorded as the fixed ones by the runner.
+
 Runs under every environment's interpreter (Python 3.7+): standard library only.
 """
 import fcntl
@@ -75,41 +80,86 @@ def _outcome(folder):
         return None
 
 
-def main(argv):
-    spec_path = argv[1]
+class _Forked(object):
+    """A task forked from this process (which imported TensorFlow once): what Popen offers here."""
+
+    def __init__(self, pid):
+        self.pid, self.returncode = pid, None
+
+    def poll(self):
+        if self.returncode is None:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.returncode = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        return self.returncode
+
+    def wait(self):
+        while self.poll() is None:
+            time.sleep(0.02)
+        return self.returncode
+
+
+def _fork_task(spec, folder, environ, read_end, held):
+    """Fork a task: in the child, become a fresh `python -m tfdist_kb.proof.child` run (as
+    tfdist_kb.proof.forkserver does for one snippet), with the task's environment."""
+    pid = os.fork()
+    if pid:
+        return _Forked(pid)
+    code = 70
+    try:
+        for write_end in held:  # the lifelines' write ends are this process's alone
+            os.close(write_end)
+        os.setsid()
+        os.chdir(folder)
+        os.environ.clear()
+        os.environ.update(environ)
+        import tempfile
+
+        tempfile.tempdir = None  # read TMPDIR again, as a fresh process would
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            target = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(target, fd)
+            os.close(target)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        from tfdist_kb.proof import child
+
+        code = child.main(["tfdist_kb.proof.child", spec["snippet"], os.path.join(folder, "result.json"), str(read_end)])
+    except BaseException:  # noqa: BLE001  the runner sees no result file and the exit status
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def _start_task(spec, folder, environ, read_end, held):
+    with open(os.path.join(folder, "stdout"), "w") as out, open(os.path.join(folder, "stderr"), "w") as err:
+        return subprocess.Popen([spec["python"], "-m", "tfdist_kb.proof.child", spec["snippet"],
+                                 os.path.join(folder, "result.json"), str(read_end)],
+                                cwd=folder, env=environ, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                start_new_session=True, pass_fds=(read_end,))
+
+
+_processes = []  # the tasks of the cluster running now (the lifeline's watcher ends them)
+_lock = threading.Lock()
+
+
+def run_cluster(spec_path, fork=False, fixed_ports=True):
+    """Run the cluster SPEC.json describes; write cluster.json beside it (see the module's docstring)."""
     with open(spec_path) as handle:
         spec = json.load(handle)
     scratch = os.path.dirname(os.path.abspath(spec_path))
     tasks = [tuple(t) for t in spec["tasks"]]
-    if spec.get("private_network"):
-        _loopback_up()
-        ports = [PORT_BASE + i for i in range(len(tasks))]
-    else:
-        ports = free_ports(len(tasks))
+    fixed = fixed_ports and spec.get("private_network")
+    ports = [PORT_BASE + i for i in range(len(tasks))] if fixed else free_ports(len(tasks))
     processes, folders, report = [], [], []
-    lock = threading.Lock()
-
-    def end_all():
-        with lock:
-            for process in processes:
-                _kill(process)
-
-    if len(argv) > 2:  # the runner's lifeline: end-of-file when it dies
-        lifeline = int(argv[2])
-        os.set_inheritable(lifeline, False)
-
-        def watch():
-            try:
-                while os.read(lifeline, 1):
-                    pass
-            except OSError:
-                pass
-            end_all()
-            os._exit(1)
-
-        thread = threading.Thread(target=watch, name="tfdist-cluster-lifeline")
-        thread.daemon = True
-        thread.start()
     held = []  # the write ends of the tasks' lifelines: a task ends itself when this process dies
     for position, task in enumerate(tasks):
         folder = os.path.join(scratch, "task%d-%s-%d" % ((position,) + task))
@@ -118,13 +168,10 @@ def main(argv):
                        TMPDIR=os.path.join(folder, "tmp"))
         read_end, write_end = os.pipe()
         held.append(write_end)
-        with open(os.path.join(folder, "stdout"), "w") as out, open(os.path.join(folder, "stderr"), "w") as err:
-            with lock:
-                processes.append(subprocess.Popen(
-                    [spec["python"], "-m", "tfdist_kb.proof.child", spec["snippet"],
-                     os.path.join(folder, "result.json"), str(read_end)],
-                    cwd=folder, env=environ, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                    start_new_session=True, pass_fds=(read_end,)))
+        with _lock:
+            process = (_fork_task if fork else _start_task)(spec, folder, environ, read_end, held)
+            processes.append(process)
+            _processes.append(process)
         os.close(read_end)
         folders.append(folder)
         report.append({"task": task_name(task), "folder": os.path.basename(folder), "stopped": None})
@@ -154,13 +201,72 @@ def main(argv):
         _kill(process)  # whatever the task started and left running
         code = process.returncode
         report[i]["ended"] = ("killed by %s" % signal.Signals(-code).name) if code < 0 else "exit status %d" % code
+    with _lock:
+        del _processes[:]
     for write_end in held:
         os.close(write_end)
-    summary = {"tasks": report, "first_failed": first if failed_at is not None else None, "ports": ports, "private_network": bool(spec.get("private_network")),
-               "seconds": round(time.monotonic() - started, 2)}
+    summary = {"tasks": report, "first_failed": first if failed_at is not None else None, "ports": ports,
+               "fixed_ports": bool(fixed), "private_network": bool(spec.get("private_network")),
+               "forked": fork, "seconds": round(time.monotonic() - started, 2)}
     with open(os.path.join(scratch, "cluster.json.part"), "w") as handle:
         json.dump(summary, handle)
     os.replace(os.path.join(scratch, "cluster.json.part"), os.path.join(scratch, "cluster.json"))
+
+
+def _watch_lifeline(lifeline):
+    """End every task and this process when the runner is gone (end-of-file on its lifeline)."""
+    os.set_inheritable(lifeline, False)
+
+    def watch():
+        try:
+            while os.read(lifeline, 1):
+                pass
+        except OSError:
+            pass
+        with _lock:
+            for process in _processes:
+                _kill(process)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="tfdist-cluster-lifeline")
+    thread.daemon = True
+    thread.start()
+
+
+def serve(private_network):
+    """The fast mode: import TensorFlow once, then run one cluster per request line ({"spec": PATH}),
+    forking its tasks (as tfdist_kb.proof.forkserver forks single runs); one reply line each. The
+    ports are free ones even in a namespace of its own (the last cluster's may linger)."""
+    if private_network:
+        _loopback_up()
+    from tfdist_kb.proof.forkserver import _import_tensorflow
+
+    _import_tensorflow()
+    replies = os.fdopen(os.dup(1), "w")
+    replies.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+    replies.flush()
+    for line in sys.stdin:
+        request = json.loads(line)
+        started = time.monotonic()
+        run_cluster(request["spec"], fork=True, fixed_ports=False)
+        replies.write(json.dumps({"exit": 0, "signal": None, "timed_out": False,
+                                  "seconds": round(time.monotonic() - started, 2)}) + "\n")
+        replies.flush()
+    return 0
+
+
+def main(argv):
+    """`python -m tfdist_kb.proof.cluster SPEC.json [LIFELINE]`: one cluster, fresh processes;
+    `python -m tfdist_kb.proof.cluster --serve [--private-network] LIFELINE`: the fast mode."""
+    if argv[1] == "--serve":
+        _watch_lifeline(int(argv[-1]))
+        return serve("--private-network" in argv)
+    if len(argv) > 2:
+        _watch_lifeline(int(argv[2]))
+    with open(argv[1]) as handle:
+        if json.load(handle).get("private_network"):
+            _loopback_up()
+    run_cluster(argv[1])
     return 0
 
 

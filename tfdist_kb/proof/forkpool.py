@@ -46,12 +46,21 @@ class Reply:
 
 
 class Server:
-    def __init__(self, env: Env):
+    def __init__(self, env: Env, cluster: tuple[str, ...] | None = None):
+        """`cluster`: a cluster server (tfdist_kb.proof.cluster --serve), run under this command prefix
+        (a network namespace of its own: `unshare --net --map-root-user`, or () for none)."""
         self.env = env
         lifeline = _lifeline_read_end()
+        environ = env.process_environ()
+        if cluster is None:
+            command = [str(env.interpreter), "-m", "tfdist_kb.proof.forkserver"]
+        else:
+            environ["CUDA_VISIBLE_DEVICES"] = ""  # as tfdist_kb.proof.runner gives every cluster task
+            command = [*cluster, str(env.interpreter), "-m", "tfdist_kb.proof.cluster", "--serve",
+                       *(["--private-network"] if cluster else [])]
         self.process = subprocess.Popen(
-            [str(env.interpreter), "-m", "tfdist_kb.proof.forkserver", str(lifeline)],
-            env=env.process_environ(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            command + [str(lifeline)],
+            env=environ, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, pass_fds=(lifeline,), start_new_session=True, text=True, bufsize=1)
         self._read(START_LIMIT, "start (import TensorFlow)")
 
@@ -65,7 +74,9 @@ class Server:
         return json.loads(line)
 
     def run(self, snippet: str, result: str, tmpdir: str, limit: float) -> Reply:
-        request = {"snippet": snippet, "result": result, "tmpdir": tmpdir, "limit": limit}
+        return self.ask({"snippet": snippet, "result": result, "tmpdir": tmpdir, "limit": limit}, limit)
+
+    def ask(self, request: dict, limit: float) -> Reply:
         try:
             self.process.stdin.write(json.dumps(request) + "\n")
             self.process.stdin.flush()
@@ -93,30 +104,38 @@ class Server:
 
 def run(env: Env, snippet: str, result: str, tmpdir: str, limit: float) -> Reply:
     """Run one snippet in a pre-imported `env`: a free server, or a new one."""
+    return _ask(env, None, {"snippet": snippet, "result": result, "tmpdir": tmpdir, "limit": limit}, limit)
+
+
+def run_cluster(env: Env, prefix: list[str], spec: str, limit: float) -> Reply:
+    """Run one local cluster (tfdist_kb.proof.cluster) in a pre-imported `env`, its tasks forked; the
+    server runs under `prefix` (a network namespace of its own, or [] for none)."""
+    return _ask(env, tuple(prefix), {"spec": spec}, limit)
+
+
+def _ask(env: Env, cluster: tuple[str, ...] | None, request: dict, limit: float) -> Reply:
+    key = env.name + (" cluster" if cluster is not None else "")
     with _lock:
-        idle = _idle.setdefault(env.name, [])
+        idle = _idle.setdefault(key, [])
         server = idle.pop() if idle else None
         # Another environment's idle servers are done (the runner takes the environments one after
         # the other in fork mode): each holds an imported TensorFlow (0.2 to 0.6 GB), so end them.
         others = []
         if server is None:
             for name in _idle:
-                if name != env.name:
+                if name.split(" ")[0] != env.name:
                     others += _idle[name]
                     _idle[name] = []
     for other in others:
         other.stop()
     if server is None or not server.alive():
-        server = Server(env)
+        server = Server(env, cluster)
         with _lock:
             _all.append(server)
-    try:
-        reply = server.run(snippet, result, tmpdir, limit)
-    except ServerError:
-        raise
+    reply = server.ask(request, limit)
     with _lock:
         if server.alive():
-            _idle[env.name].append(server)
+            _idle[key].append(server)
     return reply
 
 

@@ -217,7 +217,7 @@ def mode_of(job: Job, mode: str) -> str:
     if mode != "fork" or not job.env.fork:
         return "fresh"
     try:
-        return "fresh" if expect.fresh_process(job.snippet) or expect.cluster(job.snippet) else "fork"
+        return "fresh" if expect.fresh_process(job.snippet) else "fork"
     except expect.ExpectError:
         return "fresh"
 
@@ -230,7 +230,7 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
     except expect.ExpectError:  # no block (the runner's own tests): one process, as declared by the job
         tasks = None
     if tasks:
-        return _execute_cluster(job, tasks, time_limit, may_hang)
+        return _execute_cluster(job, tasks, time_limit, may_hang, mode_of(job, mode))
     launch = _launch_forked if mode_of(job, mode) == "fork" else _launch_fresh
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
         result_file = Path(scratch) / "result.json"
@@ -304,7 +304,8 @@ def _same_ports(text: str, ports: list[int]) -> str:
     return _PORT.sub(lambda m: f"{m[1]}:{fixed.get(m[2], m[2])}", text or "")
 
 
-def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, may_hang: bool) -> dict:
+def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, may_hang: bool,
+                     mode: str = "fresh") -> dict:
     """Run the snippet as a local cluster (tfdist_kb.proof.cluster), one fresh process per task, and
     judge the tasks together: the task that failed first gives the run its exception (if it raised;
     else the first raising task in the declared order); a task the launcher stopped because another
@@ -317,28 +318,37 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         spec = Path(scratch) / "spec.json"
         spec.write_text(json.dumps({"snippet": str(job.snippet), "tasks": tasks, "python": str(job.env.interpreter),
                                     "environ": environ, "time_limit": time_limit, "private_network": bool(prefix)}))
-        lifeline, held = os.pipe()
         started = time.monotonic()
-        try:
-            process = subprocess.Popen(prefix + [str(job.env.interpreter), "-m", "tfdist_kb.proof.cluster", str(spec),
-                                                 str(lifeline)], cwd=scratch, env=environ, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True, start_new_session=True, pass_fds=(lifeline,))
-        finally:
-            os.close(lifeline)
-        try:
-            _, launcher_err = process.communicate(timeout=time_limit + cluster.GRACE + 60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher did not end") from None
-        finally:
-            os.close(held)
+        if mode == "fork":  # the tasks forked from a pre-imported TensorFlow (forkpool's cluster servers)
+            try:
+                reply = forkpool.run_cluster(job.env, prefix, str(spec), time_limit + cluster.GRACE + 30)
+            except forkpool.ServerError as error:
+                raise RunnerError(f"{job.rel} on {job.env.name}: {error}") from None
+            launcher_err, ended = "", _ended(reply.exit, reply.signal)
+        else:
+            lifeline, held = os.pipe()
+            try:
+                process = subprocess.Popen(
+                    prefix + [str(job.env.interpreter), "-m", "tfdist_kb.proof.cluster", str(spec), str(lifeline)],
+                    cwd=scratch, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                    start_new_session=True, pass_fds=(lifeline,))
+            finally:
+                os.close(lifeline)
+            try:
+                _, launcher_err = process.communicate(timeout=time_limit + cluster.GRACE + 60)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
+                raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher did not end") from None
+            finally:
+                os.close(held)
+            ended = _ended(process.returncode)
         seconds = round(time.monotonic() - started, 2)
         summary = _read_json(Path(scratch) / "cluster.json")
         if summary is None:
-            raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher failed "
-                              f"({_ended(process.returncode)}):\n{launcher_err[-2000:]}")
-        ports = [] if summary["private_network"] else summary["ports"]
+            raise RunnerError(f"{job.rel} on {job.env.name}: the cluster's launcher failed ({ended}):\n"
+                              f"{launcher_err[-2000:]}")
+        ports = [] if summary.get("fixed_ports") else summary["ports"]
         runs = []
         for name, task, ended in zip(names, tasks, summary["tasks"]):
             folder = Path(scratch) / ended["folder"]
@@ -403,7 +413,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         # kept in the cache, not in the evidence file:
         "traceback": first["result"].get("traceback"), "stderr_tail": first["stderr"][-2000:],
         "witness": dict(seen), "snippet_seconds": child.get("snippet_seconds"), "doctor": child.get("doctor"),
-        "network": "a network namespace of its own" if not ports else "the host's loopback",
+        "network": "a network namespace of its own" if summary["private_network"] else "the host's loopback",
     })
     return record
 
