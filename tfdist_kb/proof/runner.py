@@ -398,9 +398,12 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         return out
 
     record = _base(job)
+    # every task stopped before it wrote a result (a documented hang): the versions are the pins',
+    # which `envs.ensure` has checked against what is installed (as for any run that was stopped)
+    known = child if child.get("tensorflow") else dict(_versions(job.env), python=job.env.python_version())
     record.update({
-        "python": child.get("python"), "tensorflow": child.get("tensorflow"), "keras": child.get("keras"),
-        "keras_package": child.get("keras_package"),
+        "python": known.get("python"), "tensorflow": known.get("tensorflow"), "keras": known.get("keras"),
+        "keras_package": known.get("keras_package"),
         "devices": f"{len(tasks)} processes on this machine ({', '.join(names)}), over loopback only; "
                    + (child.get("devices") or ""),
         "outcome": outcome,
