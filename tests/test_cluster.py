@@ -234,3 +234,22 @@ def test_forked_and_fresh_clusters_record_the_same(tmp_path, default_env):
         assert evidence.differences(fresh, record) == []
     assert fresh["stdout"] == str([f"localhost:{20000 + i}" for i in range(4)])
     assert fresh["exception"] == "KeyError"
+
+
+def test_a_failing_cluster_is_compared_on_what_timing_does_not_choose():
+    """Which task notices a failure first words every task's error; the exception, the tasks and the
+    first task's output are compared, and a passing cluster's records exactly."""
+    from tfdist_kb.proof import evidence
+
+    tasks = [{"task": f"worker:{i}", "outcome": "raised", "exception": "InvalidArgumentError", "headline": "x"}
+             for i in range(4)]
+    committed = {"outcome": "raised", "exception": "InvalidArgumentError", "headline": "aborted by: task:1 [2] [0]",
+                 "message": "aborted by: task:1 [2] [0]", "stdout": "step 1", "tasks": tasks, "replicas": 4}
+    reworded = dict(committed, headline="aborted by: aborted by: task:3 [0] [2]", message="…",
+                    tasks=[dict(t, headline="y", exception="UnavailableError") for t in tasks])
+    assert evidence.differences(committed, reworded) == []
+    assert evidence.differences(committed, dict(reworded, exception="UnavailableError")) != []
+    assert evidence.differences(committed, dict(reworded, stdout="step 2")) != []
+    assert evidence.differences(committed, dict(reworded, tasks=tasks[:3])) != []
+    passed = dict(committed, outcome="passed", exception=None, headline=None, message=None)
+    assert evidence.differences(passed, dict(passed, tasks=[dict(t, stdout="other") for t in tasks])) != []

@@ -76,7 +76,7 @@ _NUMPY = re.compile(r"numpy=\s*(?:array\([^()]*\)|[-+\w.]+)")
 
 # A frame of the runner itself (how the snippet was started, fresh or forked), not of the snippet:
 # TensorFlow's "defined at" stacks and Python's tracebacks start with them.
-_RUNNER_FRAME = re.compile(r'^\s*File "(?:<frozen runpy>|[^"]*/runpy\.py|[^"]*tfdist_kb/proof/(?:child|forkserver)\.py)", line \d+')
+_RUNNER_FRAME = re.compile(r'^\s*File "(?:<frozen runpy>|[^"]*/runpy\.py|[^"]*tfdist_kb/proof/(?:child|forkserver|cluster)\.py)", line \d+')
 # `with these attrs: [T=DT_FLOAT, shared_name="c0", num_devices=4]`: TensorFlow lists them in no fixed order
 _ATTRS = re.compile(r"(with these attrs: \[)([^\]\n]*)(\])")
 

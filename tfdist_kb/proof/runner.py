@@ -411,7 +411,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         "message": message, "headline": headline,
         "replicas": REPLICAS, "ran_on": witness.cluster_ran_on(seen, outcome),
         "reduction": _reduction({"strategies": [s for _, w in seen for s in w["strategies"]]}),
-        "seconds": seconds, "stdout": messages.normalise(first["stdout"]),
+        "seconds": seconds, "stdout": messages.normalise(runs[0]["stdout"]),  # the first task's (chief, worker:0)
         "tasks": [task_record(r) for r in runs],
         # kept in the cache, not in the evidence file:
         "traceback": first["result"].get("traceback"), "stderr_tail": first["stderr"][-2000:],

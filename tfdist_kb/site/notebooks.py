@@ -194,9 +194,10 @@ def build(entry: registry.Entry, lang: str = i18n.DEFAULT, url: str | None = Non
         setup = nbformat.v4.new_code_cell(REPLICAS_SOURCE.read_text().split('"""', 2)[2].strip() + launcher
                                           + "\n\nprint(provide_replicas())")
         number = 0
-        if ran and ran[0].get("devices"):
+        single = [r for r in ran if not r.get("tasks")]  # a cluster's tasks never ran the setup cell's code
+        if single and single[0].get("devices"):
             number = setup.execution_count = 1
-            setup.outputs = [nbformat.v4.new_output("stream", name="stdout", text=ran[0]["devices"] + "\n")]
+            setup.outputs = [nbformat.v4.new_output("stream", name="stdout", text=single[0]["devices"] + "\n")]
         cells = [nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(t("nb_setup")), setup]
         for path in entry.snippets:
             more, number = _snippet_cells(entry, path, default, number)
@@ -297,8 +298,11 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
             found.append(f"{snippet}: expected {declared.describe()}, got {got}")
         elif declared.kind != "raises" and errors:
             found.append(f"{snippet}: {errors[0].ename}: {errors[0].evalue}"[:300])
-    if not checked:
-        found.append(f"{nb.metadata['tfdist']['entry']}: the notebook has no snippet cells")
+    entry = nb.metadata["tfdist"]["entry"]
+    runnable = [p for p in registry.load()[entry].snippets
+                if runner.expectations(p)[default].kind not in ("not-applicable", "hangs")]
+    if not checked and runnable:  # none at all is right only where none runs in the default environment
+        found.append(f"{entry}: the notebook has no snippet cells")
     return found
 
 
