@@ -4,8 +4,9 @@ http on 127.0.0.1 (the `served_site` fixture of conftest.py).
 Both languages load, the language switch keeps the entry, the copy button copies the code, no
 request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, and the
 search box finds what `tfdist explain` finds (IDs, recorded error headlines, pastes from real
-issues) and the Chinese terms readers use. Screenshots of home and /e/TFD001/ in each language at
-both widths are kept in test-output/screenshots/.
+issues) and the Chinese terms readers use, however the text arrives (a paste with no key event, an
+input method's commit), and a pasted error's page is not covered in highlights. Screenshots of home
+and /e/TFD001/ in each language at both widths are kept in test-output/screenshots/.
 
 Fast by design: one browser per session, one reused tab per viewport, and every page is loaded
 once per viewport (the `visits` fixture), its facts recorded for the tests that read them.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -85,11 +86,19 @@ class Tab:
     def lang(self) -> str:
         return self.page.evaluate("document.documentElement.lang")
 
-    def search(self, query: str, paste: bool = True) -> list[str]:
+    def search(self, query: str, paste: bool = True, how: str = "keys") -> list[str]:
         """Paste `query` into the current page's search box (through the clipboard and Ctrl+V, as a
         reader does: Chromium turns its line breaks into spaces in the box, a `paste` listener sees
-        them), or type it (`paste=False`): the paths of the result pages, best first."""
+        them), or type it (`paste=False`): the paths of the result pages, best first (their whole
+        links in `self.links`).
+
+        `how` other than "keys": the text arrives with no key event reaching the page, as from a
+        context menu's Paste, a phone's long press, an input method or a dictation: "menu" pastes
+        through the clipboard (a real `paste` event, line breaks in its clipboardData) with every
+        key event swallowed; "insert" inserts the text (an `input` event of type insertText);
+        "ime" composes it with an input method and commits it (`compositionend`)."""
         page = self.page
+        self.links = []
         box = page.locator("input.md-search__input")
         if not box.is_visible():
             page.keyboard.press("/")
@@ -105,20 +114,58 @@ class Tab:
                                    timeout=10000)
         except Exception:
             pass
-        if paste:
+        if how != "keys":
+            box.focus()
+            page.evaluate(SWALLOW_KEYS, True)
+            try:
+                if how == "menu":
+                    page.evaluate("text => navigator.clipboard.writeText(text)", query)
+                    box.press("ControlOrMeta+V")  # the page sees the paste, not the keys
+                elif how == "insert":
+                    self.cdp().send("Input.insertText", {"text": query})
+                elif how == "ime":
+                    self.cdp().send("Input.imeSetComposition", {"text": query, "selectionStart": len(query),
+                                                                "selectionEnd": len(query)})
+                    self.cdp().send("Input.insertText", {"text": query})
+                else:
+                    raise ValueError(how)
+                if how != "menu":
+                    assert box.input_value() == query, f"{how}: the box holds {box.input_value()!r}"
+            finally:
+                page.evaluate(SWALLOW_KEYS, False)
+        elif paste:
             page.evaluate("text => navigator.clipboard.writeText(text)", query)
             box.press("ControlOrMeta+V")
         else:
             box.fill(query)
-        box.press("End")
+        if how == "keys":
+            box.press("End")
         try:
             page.wait_for_function("([el, text]) => el.textContent.trim() !== text", arg=[meta, placeholder],
                                    timeout=10000)
         except Exception:
             return ["(no answer within 10 s)"]
-        links = page.locator(".md-search-result__list > li").evaluate_all(
+        self.links = page.locator(".md-search-result__list > li").evaluate_all(
             "items => items.map(li => (li.querySelector('a') || {}).href).filter(Boolean)")
-        return [urlsplit(link).path for link in links]
+        return [urlsplit(link).path for link in self.links]
+
+    def cdp(self):
+        """A DevTools session on the page: text that arrives without key events."""
+        if getattr(self, "_cdp", None) is None:
+            self._cdp = self.context.new_cdp_session(self.page)
+        return self._cdp
+
+
+# Key events stop before the page sees them (a page's own synthetic events pass), while `on`.
+SWALLOW_KEYS = """on => {
+    window.tfdistSwallowKeys = on;
+    if (window.tfdistSwallowing) return;
+    window.tfdistSwallowing = true;
+    for (const type of ['keydown', 'keypress', 'keyup'])
+        window.addEventListener(type, event => {
+            if (window.tfdistSwallowKeys && event.isTrusted) event.stopImmediatePropagation();
+        }, true);
+}"""
 
 
 @pytest.fixture(scope="session")
@@ -393,14 +440,15 @@ def _expected(query: str, index: dict, fallback: str | None) -> set[str]:
     return {fallback} if fallback else set()
 
 
-def _check_searches(tab: Tab, lang: str, cases: list[tuple[str, set[str], str]], paste: bool = True) -> None:
-    """cases: (query, expected entry IDs, note), each pasted (or typed) on the language's home page.
-    Fails listing every query whose first result is wrong."""
+def _check_searches(tab: Tab, lang: str, cases: list[tuple[str, set[str], str]], paste: bool = True,
+                    how: str = "keys") -> None:
+    """cases: (query, expected entry IDs, note), each pasted (or typed, or as `how` says: Tab.search)
+    on the language's home page. Fails listing every query whose first result is wrong."""
     assert tab.open(home_path(lang)) == 200
     problems = []
     for query, expected, note, *within in cases:
         within = within[0] if within else 1  # the expected entry among the first `within` pages
-        paths = tab.search(query, paste=paste)
+        paths = tab.search(query, paste=paste, how=how)
         wanted = sorted(entry_path(e, lang) for e in expected)
         if not set(list(dict.fromkeys(paths))[:within]) & set(wanted):
             where = "first" if within == 1 else f"among the first {within} pages"
@@ -493,6 +541,154 @@ def test_search_finds_real_error_pastes(desktop, index):
                 cases.append((paste["error_text"], expected, f" ({paste.get('source', '?')})"))
     assert cases, f"{path}: the matcher answers none of its pastes"
     _check_searches(desktop, "en", cases)
+
+
+# ---------------------------------------------------------------- however text arrives, what its result marks
+
+# A traceback line wrapped with a backslash, as terminals and issue trackers print it: matched whole
+# (the break known, `Strat\` + `egy` joined) it names TFD007 then TFD001; as the box shows it (the
+# break made a space) the matcher names nothing and only the words decide.
+WRAPPED = ("ValueError: Mixing different tf.distribute.Strat\\\n    egy objects: <tensorflow.python.distribute."
+           "mirrored_strategy.MirroredStrategy object at 0x7f3c> is not <tensorflow.python.distribute."
+           "one_device_strategy.OneDeviceStrategy object at 0x7f3d>")
+# Real pastes full of "a", "an", "in", "to" (the issue's `?h=valueerror+specify+an+a+...`).
+WORDY_PASTES = ["tensorflow/tensorflow#23986", "keras-team/keras#20582"]
+ARRIVALS = ["menu", "insert", "ime"]  # Tab.search: no key event reaches the page
+
+
+def _real_pastes(sources: list[str] | None = None) -> list[dict]:
+    pastes = [json.loads(line) for line in REAL_ERRORS.read_text().splitlines() if line.strip()]
+    pastes = [p for p in pastes if p["label"] in ENTRIES]
+    return [p for p in pastes if p["source"] in sources] if sources else pastes
+
+
+def arrival_cases(index: dict, lang: str, how: str) -> list[tuple]:
+    """(query, the entries expected first in this order, the first `within` pages, note) for `how`:
+    a paste keeps its line breaks (WRAPPED and multi-line real pastes); an insertion or an input
+    method's commit is one line (an ID, a recorded headline, a Chinese term)."""
+    if how == "menu":
+        assert not matcher.explain(WRAPPED.replace("\n", " "), index), "WRAPPED no longer needs its line break"
+        texts = [WRAPPED] + [p["error_text"] for p in _real_pastes(WORDY_PASTES)]
+        return [(text, [r["id"] for r in matcher.explain(text, index)][:2], 1, "") for text in texts]
+    headline = next(f"{r['exception']}: {r['headline']}" for e in index["entries"] if e["id"] == "TFD010"
+                    for r in e.get("reproduced") or [])
+    cases = [("TFD007", ["TFD007"], 1, ""), (headline, ["TFD010"], 1, "")]
+    if lang == "zh":
+        cases += [(q, [e], 3, " (a Chinese term)") for q, e in CHINESE_TERMS[:2]]
+    return cases
+
+
+def check_arrivals(tab: Tab, home: str, lang: str, cases: list[tuple], how: str) -> list[str]:
+    """Each case searched on `home` as `how` says: the problems (expected pages not first, in order)."""
+    problems, root = [], urlsplit(tab.base).path
+    tab.page.goto(tab.base + home)
+    for query, expected, within, note in cases:
+        paths = [page_of(p, root) for p in dict.fromkeys(tab.search(query, how=how))]
+        wanted = [f"{LANGS[lang]}/e/{e}" for e in expected]
+        ok = paths[:len(wanted)] == wanted if within == 1 else wanted[0] in paths[:within]
+        if not ok:
+            problems.append(f"{how} {query[:80]!r}{note}: expected {wanted} "
+                            f"{'first' if within == 1 else f'in the first {within}'}, got {paths[:4] or 'nothing'}")
+        asked = [h_of(link) for link in tab.links if h_of(link)]
+        if how == "menu" and asked:  # a pasted message is no list of words to look for
+            problems.append(f"{how} {query[:80]!r}: result links highlight {asked[:3]}")
+    return problems
+
+
+def page_of(path: str, root: str = "") -> str:
+    """A result's page whatever the build: /e/TFD001/ and <root>/e/TFD001.html are /e/TFD001."""
+    path = urlsplit(path).path.removeprefix(root)
+    return re.sub(r"(/index\.html|\.html|/)$", "", path) or "/"
+
+
+@pytest.mark.parametrize("how", ARRIVALS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_runs_however_text_arrives(desktop, index, lang, how):
+    """A paste from the context menu or a long press, an input method's commit, a dictation: no
+    key event, and Material searches on key events only. The box searches anyway, and a paste is
+    matched whole: with its line breaks, WRAPPED names TFD007 then TFD001."""
+    problems = check_arrivals(desktop, home_path(lang), lang, arrival_cases(index, lang, how), how)
+    assert not problems, "\n".join(problems)
+    assert not desktop.errors, desktop.errors
+
+
+def h_of(link: str) -> list[str]:
+    """The words a result link asks its page to highlight (Material's `?h=`)."""
+    return " ".join(parse_qs(urlsplit(link).query).get("h", [])).split()
+
+
+def marks(tab: Tab, some: bool) -> list[str]:
+    """The words Material highlighted on the page (it does once the search index has loaded);
+    `some`: wait up to 10 s for one."""
+    tab.page.wait_for_load_state("networkidle")
+    if some:
+        try:
+            tab.page.wait_for_selector("mark[data-md-highlight]", state="attached", timeout=10000)
+        except Exception:
+            pass
+    return tab.page.evaluate("[...document.querySelectorAll('mark[data-md-highlight]')].map(m => m.textContent)")
+
+
+USELESS = re.compile(r"^(?:[a-z0-9]{1,2}|[\u3400-\u9fff]|the|and|for|with|not|this|that|are|was)$", re.I)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_pasted_error_marks_nothing_on_its_page(desktop, index, lang):
+    """A real paste full of "a", "an", "in", "to": its entry comes first, no result link asks for
+    a highlight, no result lists "Missing:" words, and the entry's page opened from the result has
+    no highlighted word. An entry found by its ID is opened unmarked too."""
+    problems = []
+    assert desktop.open(home_path(lang)) == 200
+    for paste in _real_pastes(WORDY_PASTES) + [{"error_text": "TFD010", "source": "an ID", "label": "TFD010"}]:
+        desktop.search(paste["error_text"])
+        expected = _expected(paste["error_text"], index, paste["label"])
+        what = f"{paste['source']} on {desktop.here()}"
+        first = page_of(desktop.links[0]) if desktop.links else None
+        if first not in {page_of(entry_path(e, lang)) for e in expected}:
+            problems.append(f"{what}: {first} first, expected {sorted(expected)}")
+            continue
+        asked = {page_of(link): h_of(link) for link in desktop.links if h_of(link)}
+        if asked:
+            problems.append(f"{what}: result links highlight {asked}")
+        missing = desktop.page.locator(".md-search-result__terms").all_inner_texts()
+        if missing:
+            problems.append(f"{what}: results list {missing[:3]}")
+        desktop.page.locator(".md-search-result__list > li a").first.click()
+        marked = marks(desktop, False)
+        if marked:
+            problems.append(f"{what}: {desktop.here()} shows {len(marked)} highlighted words: {marked[:10]}")
+    assert not problems, "\n".join(problems)
+
+
+# a few typed words: what the results highlight, and what they must not
+TYPED = {"en": [("slot variable in a scope", "slot"), ("the optimizer to a strategy", "optimizer")],
+         "zh": [("优化器的槽变量", "优化器"), ("变量", None)]}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_typed_words_highlight_only_words_that_matter(desktop, lang):
+    """Words typed in the box: the result links highlight what the reader looked for, never a stop
+    word, a word under 3 letters or one Chinese character (Material's highlighter marks a term
+    wherever it occurs, so `a` or 变 would mark half the page)."""
+    problems = []
+    assert desktop.open(home_path(lang)) == 200
+    for query, kept in TYPED[lang]:
+        desktop.search(query, paste=False)
+        asked = {word for link in desktop.links for word in h_of(link)}
+        bad = sorted(w for w in asked if USELESS.match(w))
+        if bad:
+            problems.append(f"{query!r}: result links highlight {bad}")
+        if kept and kept not in asked:
+            problems.append(f"{query!r}: no result link highlights {kept!r} ({sorted(asked)})")
+        if desktop.links:
+            desktop.page.goto(desktop.links[0])
+            marked = marks(desktop, bool(kept))
+            bad = sorted({m for m in marked if USELESS.match(m.strip())})
+            if bad:
+                problems.append(f"{query!r}: {desktop.here()} highlights {bad}")
+            if kept and not marked:
+                problems.append(f"{query!r}: {desktop.here()} highlights nothing")
+    assert not problems, "\n".join(problems)
 
 
 # ---------------------------------------------------------------- screenshots (test output)

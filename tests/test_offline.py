@@ -1,6 +1,7 @@
 """Offline and private (issue 8, item 5): no built page or asset would fetch anything from another
 host, in the normal build and in the offline variant (TFDIST_OFFLINE=true, `make site` writes it to
-site-offline/), which also works from file:// with search. Diagrams are inline SVG, so no page asks
+site-offline/), which also works from file:// with search, ranking IDs and pastes as the online
+build does and searching however text arrives (issue 21). Diagrams are inline SVG, so no page asks
 a CDN for mermaid.
 
 Links a reader follows (<a href>, rel=canonical/alternate) may point anywhere: only what a browser
@@ -8,6 +9,7 @@ loads by itself counts (scripts, stylesheets, preloads, icons, manifests, images
 srcset, CSS url() and @import, SVG references)."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -18,6 +20,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from test_browser import (ARRIVALS, ENTRIES, LANGS, Tab, _expected, _real_pastes, arrival_cases, check_arrivals,
+                          page_of)
 from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
@@ -176,6 +180,10 @@ def test_offline_variant_is_self_contained(offline_site, site):
     page = (offline_site / "e" / "TFD001.html").read_text(encoding="utf-8")
     assert f'src="../{shim}"' in page and "iframe-worker" not in page.replace(shim, "")
     assert not (site / shim).exists() and shim not in (site / "e" / "TFD001" / "index.html").read_text(encoding="utf-8")
+    # the search box's signatures name each build's own pages
+    signatures = "assets/tfdist/signatures.js"
+    assert '"path": "e/TFD001.html"' in (offline_site / signatures).read_text(encoding="utf-8")
+    assert '"path": "e/TFD001/"' in (site / signatures).read_text(encoding="utf-8")
 
 
 def test_offline_variant_searches_from_file_urls(offline_site, browser):
@@ -208,3 +216,57 @@ def test_offline_variant_searches_from_file_urls(offline_site, browser):
     assert not problems, problems
     elsewhere = [u for u in requests if not u.startswith(("file:", "data:", "blob:", "about:"))]
     assert not elsewhere, elsewhere
+
+
+# ---------------------------------------------------------------- the offline build searches as the online one
+
+HOMES = {"online": {"en": "/", "zh": "/zh/"}, "offline": {"en": "/index.html", "zh": "/zh/index.html"}}
+TOP = 5  # the pages compared, best first
+
+
+@pytest.fixture(scope="module")
+def builds(browser, served_site, offline_site):
+    """{"online": a Tab over http, "offline": a Tab on the offline build's files (file://)}."""
+    out = {}
+    for name, base in (("online", served_site), ("offline", offline_site.as_uri())):
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        out[name] = Tab(context, base)
+    yield out
+    for tab in out.values():
+        tab.context.close()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_offline_variant_ranks_as_online_does(builds, offline_site, lang):
+    """Every entry ID (typed) and every real paste labelled an entry (tests/corpus/real_errors.jsonl,
+    pasted): from file:// the offline build lists the pages the online build lists over http, in the
+    same order (the first 5), the first being the entry `tfdist explain` names. (Its signature data
+    once named e/TFD010/ where its pages are e/TFD010.html: IDs 0 of 22 first, pastes 51 of 103.)"""
+    index = json.loads((offline_site / "errors.json").read_text())
+    cases = [(e, False, {e}) for e in ENTRIES]
+    cases += [(p["error_text"], True, _expected(p["error_text"], index, p["label"])) for p in _real_pastes()]
+    found = {}
+    for name, tab in builds.items():
+        tab.reset().page.goto(tab.base + HOMES[name][lang])
+        root = urlsplit(tab.base).path
+        found[name] = [[page_of(path, root) for path in dict.fromkeys(tab.search(query, paste=paste))][:TOP]
+                       for query, paste, _ in cases]
+        assert not tab.errors, f"{name}: {tab.errors}"
+    problems = []
+    for (query, _, expected), online, offline in zip(cases, found["online"], found["offline"]):
+        wanted = {f"{LANGS[lang]}/e/{e}" for e in expected}
+        if offline != online or not set(offline[:1]) & wanted:
+            problems.append(f"{query[:80]!r}: offline {offline}, online {online}, expected {sorted(wanted)} first")
+    assert not problems, f"{len(problems)} of {len(cases)} searches differ:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("how", ARRIVALS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_offline_search_runs_however_text_arrives(builds, offline_site, lang, how):
+    """As online (test_browser.py::test_search_runs_however_text_arrives), from file://."""
+    index = json.loads((offline_site / "errors.json").read_text())
+    tab = builds["offline"].reset()
+    problems = check_arrivals(tab, HOMES["offline"][lang], lang, arrival_cases(index, lang, how), how)
+    assert not problems, "\n".join(problems)
+    assert not tab.errors, tab.errors

@@ -22,6 +22,18 @@ def test_search_data_is_the_error_index_with_the_matchers_scores():
     assert json.loads(script.split(" = ", 1)[1].rstrip().rstrip(";")) == data
 
 
+def test_a_build_without_directory_urls_names_its_pages_as_it_publishes_them():
+    """The offline variant (file://) publishes e/TFD001.html: the search box must find that page in
+    its search index, for an ID or a paste the signatures name."""
+    index = errors.build()
+    online, offline = errors.search_data(index), errors.search_data(index, directory_urls=False)
+    assert [e["path"] for e in online["entries"]] == [f"e/{e['id']}/" for e in online["entries"]]
+    assert [e["path"] for e in offline["entries"]] == [f"e/{e['id']}.html" for e in offline["entries"]]
+    assert [e["signatures"] for e in offline["entries"]] == [e["signatures"] for e in online["entries"]]
+    script = errors.search_script(index, directory_urls=False)
+    assert json.loads(script.split(" = ", 1)[1].rstrip().rstrip(";")) == offline
+
+
 @pytest.mark.parametrize("signature, rewritten", [
     ("(?P<name>Strategy) is (?P=name)", r"(?<name>Strategy) is \k<name>"),
     ("plain (text)", "plain (text)"),

@@ -87,7 +87,8 @@ def on_files(files, config):
     publish("errors.json", out)
     script = out / errors.SEARCH_SCRIPT
     script.parent.mkdir(parents=True, exist_ok=True)
-    script.write_text(errors.search_script(index), encoding="utf-8")
+    # the offline variant has no directory URLs: its signatures name e/TFD001.html, as its search index does
+    script.write_text(errors.search_script(index, config["use_directory_urls"]), encoding="utf-8")
     publish(errors.SEARCH_SCRIPT, out)
     publish(evidence.PATH.name, evidence.PATH.parent)
     for env in envs.load():

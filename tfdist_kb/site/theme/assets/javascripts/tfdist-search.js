@@ -10,7 +10,11 @@
  *     scores `tfdist explain` uses (window.tfdistSignatures, generated from the error index by
  *     tfdist_kb.site.errors.search_script); an entry ID (TFD003) names its entry;
  *   - the entries found come first in the results, best first, as `tfdist explain` orders them;
- *   - what Lunr sees is the query with its operator characters made plain spaces.
+ *   - what Lunr sees is the query with its operator characters made plain spaces;
+ *   - a result link highlights (Material's `?h=`) nothing on an entry the matcher named, nor on any
+ *     page for a pasted text, and never a stop word, a word under 3 letters or one Chinese character;
+ *   - the box searches however text arrives: Material listens to key events only, and a paste from
+ *     a menu, an input method's commit or a dictation sends none.
  * Text is normalised as tfdist.matcher.normalise does, and answers are ordered as tfdist.matcher.match
  * orders them (root cause first: see where()); tests check both agree on every recorded message and
  * every real paste.
@@ -152,6 +156,27 @@
     return yes.concat(groups.filter(function (g) { return yes.indexOf(g) < 0; }));
   }
 
+  /* Each result's `terms` become its link's `?h=` (what its page highlights, wherever the term
+     occurs, inside words too) and its "Missing:" list. Kept (keep: else none): no stop word (Lunr's,
+     of 3 letters and more), no word under 3 letters, no single Chinese character */
+  var STOP = new RegExp("^(?:" + (
+    "able about across after all almost also among and any are because been but can cannot could " +
+    "dear did does either else ever every for from get got had has have her hers him his how " +
+    "however into its just least let like likely may might most must neither nor not off often " +
+    "only other our own rather said say says she should since some than that the their them then " +
+    "there these they this tis too twas wants was were what when where which while who whom why " +
+    "will with would yet you your").split(" ").join("|") + ")$");
+  function useful(term) {
+    return term.length > 2 ? !STOP.test(term) : term.length === 2 && /[\u3400-\u9fff]/.test(term);
+  }
+  function highlight(group, keep) {
+    return group.map(function (item) {
+      var terms = {};
+      Object.keys(keep ? item.terms || {} : {}).forEach(function (t) { if (useful(t)) terms[t] = item.terms[t]; });
+      return Object.assign({}, item, { terms: terms });
+    });
+  }
+
   function rerank(result, query, docs) {
     if (!result) return result;
     var groups = (result.items || []).filter(function (g) { return g.length && mine(g[0].location); });
@@ -160,12 +185,14 @@
     var first = found.map(function (hit) {
       var path = prefix + hit.path;
       var own = groups.filter(function (g) { return page(g[0].location) === path; })[0];
-      if (own) return own;
+      if (own) return highlight(own, false);
       var doc = (docs || []).filter(function (d) { return d.location === path; })[0];
       return doc ? [Object.assign({}, doc, { score: hit.score, terms: {} })] : null;
     }).filter(Boolean);
     var paths = first.map(function (g) { return page(g[0].location); });
-    var rest = groups.filter(function (g) { return paths.indexOf(page(g[0].location)) < 0; });
+    var message = plain(query).split(" ").length > 8;  /* a message, not a few words typed */
+    var rest = groups.filter(function (g) { return paths.indexOf(page(g[0].location)) < 0; })
+      .map(function (g) { return highlight(g, !message); });
     return Object.assign({}, result, { items: first.concat(rest) });
   }
 
@@ -183,6 +210,15 @@
     var at = query.indexOf(flat);
     return at < 0 ? query : query.slice(0, at) + pasted + query.slice(at + flat.length);
   }
+
+  /* Material searches on `keyup` only: any other change to the box is passed on as one */
+  function changed(event) {
+    var box = event.target;
+    if (!event.isComposing && box && box.classList && box.classList.contains("md-search__input"))
+      box.dispatchEvent(new KeyboardEvent("keyup"));
+  }
+  document.addEventListener("input", changed, true);
+  document.addEventListener("compositionend", changed, true);
 
   function Worker(url, options) {
     var worker = new Base(url, options);
