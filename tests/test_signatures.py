@@ -173,15 +173,6 @@ HEADLINE_NOT_DISTINCTIVE = {
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
 CUT_NOT_DISTINCTIVE = {
-    "TFD026/worker_dies_mid_training.py":
-        "`Collective ops is aborted by: Co`: the peer's error comes after the prefix every collective failure shares",
-    "TFD026/worker_stops_responding.py":
-        "`Collective ops is aborted by: [_Derived_]…`: which health check fires first nests the prefix; the task "
-        "that stopped comes after it",
-    "TFD028/per_example_values_all_reduced.py":
-        "`Shape mismatch in the collective instance N. Op at device /job:worker/... expected shape [2] but another "
-        "member in t`: the other member's shape (0, a worker with no example of the last batch) is the point; cut "
-        "before it, the text is also that of collectives issued in different orders (tensorflow/tensorflow#56885, uncovered)",
     "TFD001/build_optimizer_outside_scope.py": "`'Adam' object has no a`: the attribute is the point",
     "TFD003/optimizer_in_scope_model_outside.py":
         "AssertionError with no message: the headline is the project's description of where it was raised",
