@@ -100,43 +100,15 @@ class _Forked(object):
 
 
 def _fork_task(spec, folder, environ, read_end, held):
-    """Fork a task: in the child, become a fresh `python -m tfdist_kb.proof.child` run (as
-    tfdist_kb.proof.forkserver does for one snippet), with the task's environment."""
+    """Fork a task from this process (TensorFlow imported once): it becomes a fresh
+    `python -m tfdist_kb.proof.child` run with the task's environment, as forkserver's children do."""
     pid = os.fork()
     if pid:
         return _Forked(pid)
-    code = 70
-    try:
-        for write_end in held:  # the lifelines' write ends are this process's alone
-            os.close(write_end)
-        os.setsid()
-        os.chdir(folder)
-        os.environ.clear()
-        os.environ.update(environ)
-        import tempfile
+    from tfdist_kb.proof.forkserver import become_child
 
-        tempfile.tempdir = None  # read TMPDIR again, as a fresh process would
-        for fd, name in ((1, "stdout"), (2, "stderr")):
-            target = os.open(os.path.join(folder, name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            os.dup2(target, fd)
-            os.close(target)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        from tfdist_kb.proof import child
-
-        code = child.main(["tfdist_kb.proof.child", spec["snippet"], os.path.join(folder, "result.json"), str(read_end)])
-    except BaseException:  # noqa: BLE001  the runner sees no result file and the exit status
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code)
+    become_child({"snippet": spec["snippet"], "result": os.path.join(folder, "result.json"),
+                  "tmpdir": environ["TMPDIR"]}, read_end, environ, close=held)
 
 
 def _start_task(spec, folder, environ, read_end, held):

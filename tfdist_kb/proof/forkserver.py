@@ -51,13 +51,20 @@ def _address_space():
         return 0
 
 
-def _child(request, lifeline):
-    """In the forked process: become a fresh run of tfdist_kb.proof.child; never returns."""
+def become_child(request, lifeline, environ=None, close=()):
+    """In a forked process: become a fresh run of tfdist_kb.proof.child; never returns. `environ`:
+    the whole process environment it runs with (a cluster task's, TF_CONFIG included), else this
+    one's; `close`: descriptors that are the forking process's alone (the other tasks' lifelines)."""
     code = 70
     try:
+        for fd in close:
+            os.close(fd)
         os.setsid()
         scratch = os.path.dirname(request["result"])
         os.chdir(scratch)
+        if environ is not None:
+            os.environ.clear()
+            os.environ.update(environ)
         os.environ["TMPDIR"] = request["tmpdir"]
         import tempfile
 
@@ -128,7 +135,7 @@ def main(argv):
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            _child(request, lifeline)
+            become_child(request, lifeline)
         status, timed_out = _wait(pid, float(request["limit"]))
         replies.write(json.dumps({
             "exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
