@@ -33,6 +33,7 @@ SCREENSHOTS = ROOT / "test-output" / "screenshots"
 REAL_ERRORS = ROOT / "tests" / "corpus" / "real_errors.jsonl"  # real pastes (tests/corpus/README.md)
 
 ENTRIES = [e.id for e in registry.load().values() if e.status == "published"]
+REFERENCE = ["errors"]  # reference pages measured like entries (tables and messages fit): /errors/, /zh/errors/
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 # Pastes quoted in issue 8, each with the entry expected when the matcher has no answer of its own.
@@ -45,6 +46,8 @@ def home_path(lang: str) -> str:
 
 
 def entry_path(entry_id: str, lang: str) -> str:
+    if entry_id in REFERENCE:
+        return f"{LANGS[lang]}/{entry_id}/"
     return f"{LANGS[lang]}/e/{entry_id}/"
 
 
@@ -234,8 +237,13 @@ MEASURE_TABLES = """() => {
                 wrap: boxed ? wrap.className : null,
                 scroll: boxed ? wrap.scrollWidth : 0, client: boxed ? wrap.clientWidth : 0};
     });
+    // recorded messages and outputs (data-tfd-block="record"): wrapped inside their box, never scrolled
+    const recorded = [...article.querySelectorAll('[data-tfd-block="record"] pre > code')];
+    const records = recorded
+        .filter(code => code.scrollWidth > code.clientWidth + 1)
+        .map(code => ({text: code.textContent.slice(0, 80), hidden: code.scrollWidth - code.clientWidth}));
     style.remove();
-    return {column, tables};
+    return {column, tables, records, recordCount: recorded.length};
 }"""
 
 
@@ -269,7 +277,7 @@ def visits(tabs):
     for viewport, tab in tabs.items():
         size = "{width}x{height}".format(**VIEWPORTS[viewport]["viewport"])
         for lang in LANGS:
-            for entry_id in [None] + ENTRIES:
+            for entry_id in [None] + ENTRIES + REFERENCE:
                 path = entry_path(entry_id, lang) if entry_id else home_path(lang)
                 shot = f"{entry_id or 'home'}-{lang}-{size}.png" if entry_id in (None, "TFD001") else None
                 out[viewport, path] = _visit(tab, path, entry_id, shot,
@@ -410,9 +418,10 @@ def test_no_console_errors(visits, lang):
 
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("entry_id", ENTRIES)
+@pytest.mark.parametrize("entry_id", ENTRIES + REFERENCE)
 def test_tables_fit(visits, entry_id, lang, viewport):
-    """No table wider than the text column, none scrolling inside its box (a hidden column)."""
+    """No table wider than the text column, none scrolling inside its box (a hidden column), on every
+    entry and on the error index (whose "reproduced on" column must stay on screen)."""
     path = entry_path(entry_id, lang)
     found = _loaded(visits, viewport, path)["tables"]
     column = found["column"]
@@ -428,6 +437,21 @@ def test_tables_fit(visits, entry_id, lang, viewport):
                             f"{t['scroll']} px: {t['scroll'] - t['client']} px hidden")
     size = "{width}x{height}".format(**VIEWPORTS[viewport]["viewport"])
     assert not problems, f"{path} at {size}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("lang", LANGS)
+def test_recorded_messages_wrap_inside_their_box(visits, lang, viewport):
+    """A recorded message or output ("What users see", outcomes) wraps: none scrolls sideways, on any
+    entry, at 1280 px or on a phone. Checked positively: the pages do show records."""
+    problems, shown = [], 0
+    for entry_id in ENTRIES:
+        path = entry_path(entry_id, lang)
+        found = _loaded(visits, viewport, path)["tables"]
+        shown += found["recordCount"]
+        problems += [f"{path}: {r['hidden']} px hidden: {r['text']!r}" for r in found["records"]]
+    assert shown >= len(ENTRIES), f"only {shown} recorded blocks on {len(ENTRIES)} entries"
+    assert not problems, f"{len(problems)} recorded block(s) scroll:\n" + "\n".join(problems[:20])
 
 
 # ---------------------------------------------------------------- search

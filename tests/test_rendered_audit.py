@@ -44,6 +44,16 @@ def test_every_version_on_the_site_is_marked(site):
     assert not problems, f"{len(problems)} unmarked versions:\n" + "\n".join(problems[:40])
 
 
+def test_no_code_renders_inside_code(site):
+    """A message is text: backticks in a recorded message never open a code span inside its code
+    (the error index shows `merge_call` messages; they keep their backticks as characters)."""
+    nested = re.compile(r"<code\b[^>]*>(?:(?!</code>).)*?<code\b", re.S)
+    problems = [str(page.relative_to(site)) for page in _pages(site) if nested.search(page.read_text(encoding="utf-8"))]
+    assert not problems, "code inside code on: " + ", ".join(problems[:20])
+    index = (site / "errors" / "index.html").read_text(encoding="utf-8")
+    assert "&#96;merge_call&#96;" in index or "`merge_call`" in index, "the error index shows the backticked message"
+
+
 def test_macros_mark_what_they_render(site):
     """The check above is not vacuous: entry pages do show releases, all of them marked."""
     page = (site / "e" / "TFD001" / "index.html").read_text(encoding="utf-8")

@@ -544,11 +544,13 @@ def error_index() -> str:
         for run in item["reproduced"]:
             key = (run["exception"], run["headline"])
             groups.setdefault(key, []).append(run)
-        out.append(f"| {t('message')} | {t('reproduced_on')} |\n|---|---|")
+        out.append(f'<div class="tfd-errors" markdown>\n\n| {t("message")} | {t("reproduced_on")} |\n|---|---|')
         for (exception, headline), runs in groups.items():
-            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;")
-            out.append(f'| <code {pages.MARK_ATTRIBUTE}="evidence">{text}</code> | {_from(_releases_prose(runs))} |')
-        out.append("")
+            # the message is text: no Markdown inside it (a backtick would open a code span in the code)
+            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;").replace("`", "&#96;")
+            out.append(f'| <code class="tfd-message" {pages.MARK_ATTRIBUTE}="evidence">{text}</code> '
+                       f'| {_from(_releases_prose(runs))} |')
+        out.append("\n</div>\n")
     return "\n".join(out) + "\n"
 
 
