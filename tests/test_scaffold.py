@@ -171,7 +171,7 @@ def test_scaffold_has_every_part_of_an_entry(scaffolded):
     assert meta_en["fix"] and meta_zh["fix"] and "\n" not in meta_en["fix"]
     for body, headings in ((body_en, ["Short answer", "Do this", "Why", "Failing example", "Across versions",
                                       "What the widely shared answer gets wrong"]),
-                           (body_zh, ["简短回答", "这样做", "原理", "失败示例", "各版本对比", "流传甚广的答案错在哪里"])):
+                           (body_zh, ["简短回答", "这样做", "原因", "失败示例", "各版本对比", "流传甚广的答案错在哪里"])):
         assert re.findall(r"^## (.*)$", body, re.MULTILINE) == headings
         assert body.count('!!! question "') == 1 and "{{ verified_on() }}" in body
         assert f'{{{{ outcomes("{entry}") }}}}' in body

@@ -35,6 +35,7 @@ import pytest
 import test_signatures as S
 
 from tfdist_kb.proof import envs, expect
+from tfdist_kb.commands import scaffold
 from tfdist_kb.site import i18n, macros, registry
 
 ROOT = S.ROOT
@@ -469,6 +470,43 @@ def test_chinese_page_has_the_english_structure(page):
     zh = page.with_name(page.stem + ".zh.md")
     assert structure(page.read_text())["headings"], page
     assert parity_problems(page.read_text(), zh.read_text(), str(page.relative_to(DOCS))) == []
+
+
+def section_heading_problems(english: str, chinese: str, name: str) -> list[str]:
+    """An entry's standard sections (scaffold.SECTIONS) carry the same Chinese heading on every page:
+    where the English heading is "Why" or "Why: ...", the Chinese one is "原因" or "原因：...". """
+    problems = []
+    en = [h for h in re.findall(r"^## (.*)$", registry_body(english), re.M)]
+    zh = [h for h in re.findall(r"^## (.*)$", registry_body(chinese), re.M)]
+    for e, z in zip(en, zh):
+        for english_name, chinese_name in scaffold.SECTIONS.items():
+            if e == english_name or e.startswith(english_name + ":"):
+                if not (z == chinese_name or z.startswith(chinese_name + "：") or z.startswith(chinese_name + " {")):
+                    problems.append(f"{name}: the section {e!r} is headed {z!r} in Chinese, not {chinese_name!r}")
+    return problems
+
+
+ENTRY_PAIRS = [p for p in PAIRS if p.parent.name == "e"]
+
+
+@pytest.mark.parametrize("page", ENTRY_PAIRS, ids=[p.stem for p in ENTRY_PAIRS])
+def test_chinese_sections_have_one_set_of_headings(page):
+    zh = page.with_name(page.stem + ".zh.md")
+    assert re.search(r"^## Short answer$", page.read_text(), re.M), f"{page.stem} has its sections"
+    assert section_heading_problems(page.read_text(), zh.read_text(), page.stem) == []
+
+
+def test_mutation_another_chinese_heading_is_caught():
+    english, chinese = (DOCS / "e" / "TFD001.md").read_text(), (DOCS / "e" / "TFD001.zh.md").read_text()
+    mutated = chinese.replace("\n## 各版本对比", "\n## 各版本的结果", 1)
+    assert mutated != chinese
+    assert any("各版本的结果" in p for p in section_heading_problems(english, mutated, "TFD001"))
+
+
+def test_the_scaffold_writes_those_headings():
+    for english_name, chinese_name in scaffold.SECTIONS.items():
+        assert f"\n## {english_name}\n" in scaffold.PAGE_EN.template
+        assert f"\n## {chinese_name}\n" in scaffold.PAGE_ZH.template
 
 
 def _without_last_section(text: str) -> str:

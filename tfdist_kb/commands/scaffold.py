@@ -37,6 +37,18 @@ class Plan:
 
 # ---- the templates ---------------------------------------------------------------------------
 
+# The sections every entry has, English -> Chinese: one set of headings in both languages (a section
+# may add its own words after a colon: "Do this: ..." / "这样做：..."). tests/test_truth_ties.py holds
+# every page to it.
+SECTIONS = {
+    "Short answer": "简短回答",
+    "Do this": "这样做",
+    "Why": "原因",
+    "Failing example": "失败示例",
+    "Across versions": "各版本对比",
+    "What the widely shared answer gets wrong": "流传甚广的答案错在哪里",
+}
+
 _EXPECT_NOT_TF1 = ('# "tf1.15" = { not-applicable = "TF 1.15 has no Strategy.run, and its MirroredStrategy() '
                    'does not use the 4 logical CPU devices" }\n')
 
@@ -173,7 +185,7 @@ TODO(author): 用一两句话说明修复方法（不同 Keras 代际做法不�
 
 {{ verified_on() }}
 
-## 原理
+## 原因
 TODO(author): 原理，附上某个环境所固定版本的源码逐字引用。
 
 ## 失败示例
