@@ -238,7 +238,9 @@ def test_cover_table_of_contents_and_page_numbers(books, lang):
     last = max(2, min(e["page"] for e in book.entries.values()) - 1)
     toc = _run("pdftotext", "-layout", "-f", "2", "-l", str(last), str(path), "-").splitlines()
     for entry in _published():
-        page, head = book.entries[entry.id]["page"], squash(title(source(f"e/{entry.id}.md", lang)))[:12]
+        # the contents name an entry as the navigation does: its ID and its short title (front matter `short`)
+        short = body(source(f"e/{entry.id}.md", lang))[0]["short"]
+        page, head = book.entries[entry.id]["page"], squash(f"{entry.id} · {short}")[:16]
         assert any(squash(line).startswith(head) and re.search(rf"\s{page}$", line.rstrip()) for line in toc), \
             f"{entry.id}: the table of contents does not give page {page}"
     # every page carries its number in the footer

@@ -19,6 +19,40 @@ def test_entry_pages_have_permanent_urls(site):
             assert "Verified on" in html and "Not verified" not in html, f"{entry.id}: no current evidence shown"
 
 
+def _width(text: str) -> int:
+    """Columns a title takes in a sidebar: a CJK character is as wide as two Latin ones."""
+    return sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in text)
+
+
+def test_navigation_names_each_entry_by_id_and_short_title(site):
+    """The sidebar lists `TFDnnn · short title` in the page's language (front matter `short`), short
+    enough to scan (at most 56 columns, as the longest fits two sidebar lines); the page keeps the full
+    question as its heading and its browser title."""
+    import html as html_lib
+    import re
+    problems = []
+    for entry in registry.load().values():
+        if entry.status != "published":
+            continue
+        for prefix, page in (("", entry.page), ("zh/", entry.page.with_name(f"{entry.id}.zh.md"))):
+            meta, _ = registry.front_matter(page)
+            short = meta.get("short") or ""
+            built = (site / prefix / "e" / entry.id / "index.html").read_text(encoding="utf-8")
+            links = [html_lib.unescape(" ".join(m.split())) for m in re.findall(
+                r'<a href="[^"]*" class="md-nav__link[^"]*">\s*<span class="md-ellipsis">(.*?)</span>', built, re.S)]
+            if f"{entry.id} · {short}" not in links or not short:
+                problems.append(f"{prefix}e/{entry.id}: no navigation link {entry.id} · {short!r}")
+            if _width(short) > 56:
+                problems.append(f"{prefix}e/{entry.id}: short title {short!r} is {_width(short)} columns (56 at most)")
+            title = html_lib.unescape(re.search(r"<title>(.*?)</title>", built, re.S).group(1))
+            h1 = re.search(r"<h1[^>]*>(.*?)</h1>", built, re.S).group(1)
+            question = meta["title"].replace("`", "")
+            heading = html_lib.unescape(re.sub(r"<[^>]+>", "", h1)).replace("¶", "").strip()
+            if not title.replace("`", "").startswith(question) or heading != question:
+                problems.append(f"{prefix}e/{entry.id}: the page's title or heading is not its full question")
+    assert not problems, "\n".join(problems)
+
+
 def test_notebooks_are_rendered_and_linked(site):
     for entry in registry.load().values():
         if entry.status == "published" and entry.snippets:

@@ -106,6 +106,7 @@ _HEAD = '''\
 ---
 id: $id
 title: $title_yaml
+short: "$short"  # the navigation's title after the ID: a few words
 tags: [TODO(author)]  # one or more of: $tags
 fix: "$fix"
 '''
@@ -258,9 +259,10 @@ def plan(title: str, root: Path | None = None) -> Plan:
     files = {
         root / "snippets" / entry / "failing.py": FAILING.substitute(fields),
         root / "snippets" / entry / "fix.py": FIX.substitute(fields),
-        root / "docs" / "e" / f"{entry}.md": PAGE_EN.substitute(fields, fix=f"{MARK}: what to do, in one line"),
+        root / "docs" / "e" / f"{entry}.md": PAGE_EN.substitute(fields, fix=f"{MARK}: what to do, in one line",
+                                                                  short=f"{MARK}: a short title"),
         root / "docs" / "e" / f"{entry}.zh.md": PAGE_ZH.substitute(
-            fields, title_yaml=f'"{MARK}: 中文标题"', fix=f"{MARK}: 用一句话说明怎么做"),
+            fields, title_yaml=f'"{MARK}: 中文标题"', fix=f"{MARK}: 用一句话说明怎么做", short=f"{MARK}: 短标题"),
     }
     taken = [p for p in [root / "snippets" / entry, *files] if p.exists()]
     if taken:

@@ -72,6 +72,20 @@ def on_config(config):
     return config
 
 
+def on_nav(nav, config, files):
+    """Each entry in the navigation (and the contents of the PDF) as its ID and its short title in
+    the page's language, `TFD001 · Optimizer slot variables and their strategy`, from the front
+    matter's `short:`; the full question stays the page's heading. A missing one stops the build."""
+    for page in nav.pages:
+        if not re.fullmatch(r"e/TFD\d{3}(?:\.\w+)?\.md", page.file.src_uri):
+            continue
+        meta, _ = registry.front_matter(Path(page.file.abs_src_path))
+        if not meta.get("short"):
+            raise PluginError(f"{page.file.src_uri}: no `short:` in its front matter (the navigation's title)")
+        page.title = f"{meta['id']} · {meta['short']}"
+    return nav
+
+
 # After mkdocs-static-i18n (-100) has picked each language's files: it drops documentation pages
 # from outside docs/ ("Unhandled file case"), so the notebooks are added here, already wrapped as
 # mkdocs-jupyter pages. The other files published here are plain assets; i18n passes those as they are.
