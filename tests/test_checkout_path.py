@@ -195,6 +195,7 @@ _RECORDED_PATH = re.compile(
     r"|/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:[\dN]+:?|/"  # a device, a lone slash
     r"|[A-Za-z_]\w*_device_/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:\d+"  # a function named after its device
     r"|[A-Za-z_][\w-]*(/[\w-]*)*(:\d+)?\}*\.?:?"  # an op, variable or node name: `dense/kernel/replica_1:0`
+    r"|[a-z]+(/[a-z]+)+\.[A-Z][a-z]+"  # words, then the next sentence with no space: TF 2.x's `shards/workers.If`
     r")$")
 
 
