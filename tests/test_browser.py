@@ -39,6 +39,38 @@ CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 # Pastes quoted in issue 8, each with the entry expected when the matcher has no answer of its own.
 ISSUE_PASTES = [('Need to be inside "with strategy.scope()"', "TFD003"), ("global_replica_id: 0", "TFD004")]
 CHINESE_TERMS = [("优化器", "TFD001"), ("槽变量", "TFD001"), ("滑动平均", "TFD005"), ("副本", "TFD004")]
+# Questions in readers' own words (issue 21): each finds its entry among the first 3 results.
+QUESTIONS = [
+    ("why does my optimizer complain about slot variables under MirroredStrategy", "TFD001"),
+    ("optimizer was created before strategy.scope and apply_gradients fails", "TFD001"),
+    ("are the weights of a model built outside the strategy scope mirrored", "TFD002"),
+    ("when are keras weights created with a distribution strategy", "TFD002"),
+    ("custom training loop gives opposite results on two tensorflow releases", "TFD003"),
+    ("load_model under MirroredStrategy only uses one replica", "TFD004"),
+    ("ExponentialMovingAverage with MirroredStrategy fails", "TFD005"),
+    ("moving average of weights in a distributed custom loop", "TFD005"),
+    ("No OpKernel was registered to support Op NcclAllReduce", "TFD006"),
+    ("can I use two different strategies in one program", "TFD007"),
+    ("mixing strategies in one process", "TFD007"),
+    ("compile says the optimizer was created under another strategy scope", "TFD008"),
+    ("merge_call called inside a nested tf.function", "TFD009"),
+    ("gradient accumulation mirrored strategy", "TFD010"),
+    ("how to accumulate gradients over several steps with MirroredStrategy", "TFD010"),
+    ("what is the difference between replica context and cross-replica context", "TFD011"),
+    ("my updates are 4 times too large with 4 GPUs, how should I scale the loss", "TFD012"),
+    ("restore a checkpoint under MirroredStrategy", "TFD013"),
+    ("how do I split a dataset across replicas and gather per-replica results", "TFD014"),
+    ("how to save a model trained under MirroredStrategy", "TFD015"),
+    ("training a second model in the same process fails with a shape mismatch in the collective", "TFD016"),
+    ("experimental_run_v2 no longer exists", "TFD017"),
+    ("your input ran out of data when training with a strategy", "TFD018"),
+    ("embedding layer sparse gradients with MirroredStrategy", "TFD019"),
+    ("how do I get 4 replicas on one machine with virtual devices", "TFD020"),
+    ("mixed precision LossScaleOptimizer weights become NaN with MirroredStrategy", "TFD021"),
+    ("tf.function input_signature fails with a distributed dataset batch", "TFD022"),
+    ("MultiWorkerMirroredStrategy must be created at program startup", "TFD023"),
+    ("multi-worker training with too few files to shard", "TFD025"),
+]
 
 
 def home_path(lang: str) -> str:
@@ -551,6 +583,28 @@ def test_search_finds_chinese_terms(desktop):
     """A Chinese word (segmented by jieba at build time) finds the entry it names among the first 3
     pages: with 16 entries, several are about optimizers, replicas or moving averages."""
     _check_searches(desktop, "zh", [(q, {e}, "", 3) for q, e in CHINESE_TERMS], paste=False)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_search_puts_each_entry_first_for_its_terms(desktop, index, lang):
+    """The words a reader searches an entry by (its `terms` in this language): that entry first, as
+    `tfdist explain` answers them (tests/test_terms.py)."""
+    cases = []
+    for entry in registry.load().values():
+        if entry.status != "published":
+            continue
+        page = entry.page if lang == "en" else entry.page.with_name(f"{entry.id}.{lang}.md")
+        for term in registry.front_matter(page)[0]["terms"]:
+            assert _expected(term, index, None) == {entry.id}, term
+            cases.append((term, {entry.id}, ""))
+    assert len(cases) >= len(ENTRIES)
+    _check_searches(desktop, lang, cases, paste=False)
+
+
+def test_search_answers_questions_in_readers_words(desktop):
+    """A question as a reader types it finds its entry among the first 3 results (English)."""
+    assert {e for _, e in QUESTIONS} == set(ENTRIES), "every entry has its questions"
+    _check_searches(desktop, "en", [(q, {e}, "", 3) for q, e in QUESTIONS], paste=False)
 
 
 def test_search_finds_real_error_pastes(desktop, index):

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from tfdist_kb.proof import envs, evidence, runner
-from tfdist_kb.site import i18n, macros, notebooks, registry
+from tfdist_kb.site import i18n, macros, notebooks, reasons, registry
 from tfdist_kb.commands import pytest_plugin
 
 ENTRIES = [e for e in registry.load().values() if e.status == "published" and e.snippets]
@@ -170,7 +170,8 @@ def test_outputs_are_the_recorded_runs(entry, lang):
             note = next(c.source for c in nb.cells if c.cell_type == "markdown" and f"`{path.name}`" in c.source)
             record = _record(name)
             with i18n_language(lang):
-                said = (i18n.t("nb_not_run", env=macros._env(default), reason=macros._pinned_words(record["reason"], name))
+                reason = reasons.localized(record["reason"], entry.id, lang) if record["outcome"] == "not-applicable" else ""
+                said = (i18n.t("nb_not_run", env=macros._env(default), reason=macros._pinned_words(reason, name))
                         if record["outcome"] == "not-applicable"
                         else i18n.t("nb_hangs", env=macros._env(default), seconds=record["seconds"]))
             assert said in note, note

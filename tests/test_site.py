@@ -19,6 +19,25 @@ def test_entry_pages_have_permanent_urls(site):
             assert "Verified on" in html and "Not verified" not in html, f"{entry.id}: no current evidence shown"
 
 
+def test_each_page_shows_its_tags_in_its_language(site):
+    """The front matter keeps the vocabulary's slugs; a Chinese page, and the Chinese tags index,
+    show each tag's Chinese name (tfdist_kb/site/i18n.py TAG_NAMES_ZH), an English page the slug."""
+    import re
+
+    from tfdist_kb.site import i18n
+
+    assert set(i18n.TAG_NAMES_ZH) == set(registry.TAGS)
+    chip = re.compile(r'<a href="[^"]*tags/#tag:[^"]*" class="md-tag">([^<]+)')
+    for entry in registry.load().values():
+        tags = registry.front_matter(entry.page)[0]["tags"]
+        for lang, prefix in (("en", ""), ("zh", "zh/")):
+            shown = chip.findall((site / f"{prefix}e" / entry.id / "index.html").read_text(encoding="utf-8"))
+            assert sorted(t.strip() for t in shown) == sorted(i18n.tag_name(t, lang) for t in tags), (entry.id, lang)
+    listed = set(re.findall(r'id="tag:([^"]+)"', (site / "zh" / "tags" / "index.html").read_text(encoding="utf-8")))
+    used = {t for e in registry.load().values() for t in registry.front_matter(e.page)[0]["tags"]}
+    assert listed == {i18n.tag_name(t, "zh") for t in used}
+
+
 def _width(text: str) -> int:
     """Columns a title takes in a sidebar: a CJK character is as wide as two Latin ones."""
     return sum(2 if "\u2e80" <= c <= "\u9fff" or "\uff00" <= c <= "\uffef" else 1 for c in text)

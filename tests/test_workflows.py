@@ -122,3 +122,19 @@ def test_verify_matrix_is_the_pinned_environments():
     pinned = envs.load()
     assert matrix["env"] == [e.name for e in pinned]
     assert {row["env"]: row["python"] for row in matrix["include"]} == {e.name: e.python for e in pinned}
+
+
+def test_every_published_artifact_is_built_at_the_published_address():
+    """The site (its errors.json, notebooks and tfdist wheel) and the PDFs that CI publishes name one
+    address and one repository: each step that builds one sets both, to the same values."""
+    settings = []
+    for path in WORKFLOWS:
+        for job in load(path)["jobs"].values():
+            for step in job.get("steps", []):
+                if re.search(r"(?:^|\s)make\s+(?:site|pdf)\b", step.get("run", "")):
+                    env = step.get("env") or {}
+                    settings.append((path.name, step.get("name"), env.get("TFDIST_BASE_URL"), env.get("TFDIST_REPO_URL")))
+    assert {name for _, name, _, _ in settings} >= {"Strict site build (site/, site-offline/)",
+                                                     "PDFs (site-print/tfdist-kb-en.pdf, tfdist-kb-zh.pdf)"}
+    assert all(base and repo for _, _, base, repo in settings), settings
+    assert len({(base, repo) for _, _, base, repo in settings}) == 1, settings

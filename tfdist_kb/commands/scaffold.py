@@ -108,6 +108,7 @@ id: $id
 title: $title_yaml
 short: "$short"  # the navigation's title after the ID: a few words
 tags: [TODO(author)]  # one or more of: $tags
+terms: ["TODO(author)"]  # the words readers search it by: a few short phrases in this page's language
 fix: "$fix"
 '''
 

@@ -69,6 +69,26 @@ def reproduced(entry_id: str, records: dict | None = None) -> list[dict]:
     return sorted(out, key=lambda r: (r["snippet"], order.get(r["env"], 99)))
 
 
+def search_terms(entry: registry.Entry) -> list[str]:
+    """The entry's `terms` (front matter of its page in each language), each a short phrase."""
+    from . import i18n
+
+    terms: list[str] = []
+    for lang in i18n.LANGUAGES:
+        page = entry.page if lang == i18n.DEFAULT else entry.page.with_name(f"{entry.id}.{lang}.md")
+        declared = registry.front_matter(page)[0].get("terms") if page.exists() else None
+        if declared is None:
+            continue
+        if not isinstance(declared, list) or not all(isinstance(t, str) and t.strip() for t in declared):
+            raise DeclarationError(f"{entry.id} ({page.name}): `terms` must be a list of phrases")
+        for term in declared:
+            if len(term) > matcher.TERM_TEXT // 3 or matcher.normalise(term) != term.strip():
+                raise DeclarationError(f"{entry.id} ({page.name}): the term {term!r} is not a short phrase")
+            if term.strip() not in terms:
+                terms.append(term.strip())
+    return terms
+
+
 def build(base: str | None = None) -> dict:
     """The error index (schema 1) with URLs under `base` (default: the configured site address)."""
     base = (base or base_url()).rstrip("/") + "/"
@@ -84,6 +104,9 @@ def build(base: str | None = None) -> dict:
             if meta.get("fix_snippets"):  # the snippets that do what `fix` says (tests/test_truth_ties.py)
                 item["fix_snippets"] = list(meta["fix_snippets"])
             item.update({"signatures": signatures, "reproduced": reproduced(entry.id, records)})
+            terms = search_terms(entry)
+            if terms:  # the words readers search it by, in every language (tfdist.matcher.match_terms)
+                item["terms"] = terms
         entries.append(item)
     index = {"schema": SCHEMA, "base_url": base, "entries": entries}
     problems = matcher.check(index)  # the matcher's own rules: the one implementation
@@ -134,12 +157,13 @@ def search_data(index: dict | None = None, directory_urls: bool = True) -> dict:
     from . import i18n
 
     index = index or build()
-    return {"schema": SCHEMA, "max_text": matcher.MAX_TEXT,
+    return {"schema": SCHEMA, "max_text": matcher.MAX_TEXT, "term_text": matcher.TERM_TEXT,
             # the one search index holds every language; a page's results are in its own language
             "languages": {lang: ("" if lang == i18n.DEFAULT else f"{lang}/") for lang in i18n.LANGUAGES},
             "entries": [
         {"id": e["id"], "path": page_path(e["path"], directory_urls),
-         "signatures": [[_javascript(s), matcher.literal_score(s)] for s in e["signatures"]]}
+         "signatures": [[_javascript(s), matcher.literal_score(s)] for s in e["signatures"]],
+         "terms": e.get("terms", [])}
         for e in index["entries"] if e["status"] == "published"]}
 
 

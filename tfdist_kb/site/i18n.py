@@ -26,6 +26,25 @@ def language() -> str:
     return _current
 
 
+# The tag vocabulary (registry.TAGS) as a Chinese page shows it; the front matter keeps the slugs.
+TAG_NAMES_ZH = {
+    "slot-variables": "槽变量",
+    "build-timing": "创建时机",
+    "version-differences": "版本差异",
+    "load-model": "加载模型",
+    "ema": "滑动平均",
+    "strategy-scope": "策略作用域",
+    "replica-context": "副本上下文",
+    "cross-device-ops": "跨设备通信",
+    "variable-aggregation": "变量聚合",
+}
+
+
+def tag_name(slug: str, lang: str) -> str:
+    """A tag of the vocabulary as a page in `lang` shows it (KeyError for a slug it does not know)."""
+    return TAG_NAMES_ZH[slug] if lang == "zh" else slug
+
+
 # key -> (English, Chinese). `{name}` fields are filled by the caller with str.format.
 PHRASES = {
     "and": (" and ", " 和 "),
@@ -55,6 +74,9 @@ PHRASES = {
     "preview": ("⚠ preview only, no current evidence: {error}", "⚠ 仅预览，没有当前的运行记录：{error}"),
     "preview_title": ("Preview only: no current evidence", "仅预览：没有当前的运行记录"),
     "not_run_on": ("Not run on {env}", "未在 {env} 上运行"),
+    # the runner's not-applicable reason in a bisection environment (tfdist_kb/site/reasons.py)
+    "bisection_reason": ("{env} is a bisection environment; it runs only {only}",
+                         "{env} 只用于二分定位版本，只运行 {only}"),
     "timed_out": ("Recorded run: did not finish within {seconds:.0f} s, stopped — {label}",
                   "记录的运行：{seconds:.0f} 秒内没有结束，被终止 — {label}"),
     "ran_wrong": ("ran, with the wrong result shown", "运行完成，结果错误（见下）"),
@@ -119,6 +141,16 @@ PHRASES = {
         "提供 4 个副本；运行后，记录的输出会被你自己的输出替换）。要像测试那样在任意环境中运行其中一个文件："
         "<code>tfdist run snippets/{id}/&lt;文件&gt;.py --env {env_span}</code>。\n"),
     "read_notebook": ("read it", "在线阅读"),
+    # the tfdist package offered by the site (tfdist_kb/site/wheel.py, macros.tfdist_package)
+    "package_download": (
+        "[download the `tfdist` package]({wheel}){{ download }} from this site (a pure-Python wheel, standard library "
+        "only) and `pip install` it into the environment where the error happened; or in one "
+        "command: `pip install --no-index --find-links {address} tfdist`. No network is needed afterwards",
+        "[从本站下载 `tfdist` 包]({wheel}){{ download }}（一个纯 Python 的 wheel 文件，只用标准库），"
+        "在出错的那个环境里用 `pip install` 安装；也可以一条命令装好："
+        "`pip install --no-index --find-links {address} tfdist`。之后不再需要网络"),
+    "package_source": ("; its source is the `tfdist/` folder of [the repository]({repo})",
+                       "；源代码在[仓库]({repo})的 `tfdist/` 目录"),
     "download_notebook": ("download {file}", "下载 {file}"),
     # the generated notebooks (tfdist_kb/site/notebooks.py)
     "nb_intro": ("# {id}: {title}\n\nThe page that explains each cell: [{id}]({url}). Generated from "

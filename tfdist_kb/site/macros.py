@@ -11,6 +11,7 @@ Pages never type an output, a version or a verdict: they call
   {{ bisection("TFD001/x.py") }} the two adjacent releases between which the outcome changes
   {{ users_see("TFD001/x.py") }} the message the snippet raised, per wording, with the releases
   {{ entries() }}                the list of entries from the registry
+  {{ tfdist_package() }}         where to download the tfdist package from this site (and its repository)
 A claim, version or bisection the evidence does not support fails the build.
 """
 from __future__ import annotations
@@ -20,7 +21,7 @@ import os
 import re
 
 from ..proof import envs, evidence, expect, runner
-from . import coverage, errors, i18n, pages, registry
+from . import coverage, errors, i18n, pages, reasons, registry, wheel
 from .i18n import t
 
 # What claim() accepts as the outcome word, and what bisection() says for each recorded outcome.
@@ -164,7 +165,8 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
         return f'!!! warning "{t("preview_title")}"\n    {error}\n'
 
     if record["outcome"] == "not-applicable":
-        reason = _pinned_words(record["reason"], f"the not-applicable reason of {snippet} on {env_name}")
+        reason = _pinned_words(reasons.localized(record["reason"], reasons.entry_of(snippet)),
+                               f"the not-applicable reason of {snippet} on {env_name}")
         return f'!!! info "{t("not_run_on", env=_env(env_name))}"\n    {reason}\n'
     if record["outcome"] == "timed-out":
         printed = ("\n\n" + _indent(_fence(record["stdout"]))) if record.get("stdout") else ""
@@ -249,6 +251,8 @@ def _rows(path, env_list, records: dict) -> list[tuple[str, str, dict[str, list[
     rows: dict[tuple, tuple] = {}
     for env in env_list:
         kind, label, message = _cell(records.get((rel, env.name)), declared[env.name])
+        if kind == "na":  # a reason, in the page's language
+            message = reasons.localized(message, reasons.entry_of(rel))
         key = (kind, label, message if kind == "raised" and message else None)
         _, _, said, names = rows.setdefault(key, (kind, label, {}, []))
         names.append(env.name)
@@ -597,6 +601,18 @@ def coverage_table(part: str = "summary") -> str:
     raise ValueError(f"coverage_table: part must be summary, answered or uncovered, not {part!r}")
 
 
+def tfdist_package(config: dict | None = None) -> str:
+    """How to install tfdist from the site itself: the wheel the build publishes in download/ (a
+    link relative to a page at the top of docs/), the one pip command, and the repository when
+    mkdocs.yml names one (repo_url)."""
+    config = config or {}
+    base = (config.get("site_url") or errors.base_url()).rstrip("/") + "/"
+    text = t("package_download", wheel=f"{wheel.FOLDER}/{wheel.published_name()}", address=f"{base}{wheel.FOLDER}/")
+    if config.get("repo_url"):
+        text += t("package_source", repo=config["repo_url"])
+    return text
+
+
 def on_pre_page_macros(env):  # mkdocs-macros: before each page, the language it is built in
     i18n.set_language(i18n.page_language(env.page))
 
@@ -614,3 +630,8 @@ def define_env(env):  # mkdocs-macros entry point
         return verified_on(entry, env.page)
 
     env.variables["verified_on"] = verified_on_page
+
+    def tfdist_package_here():
+        return tfdist_package(env.conf)
+
+    env.macro(tfdist_package_here, "tfdist_package")

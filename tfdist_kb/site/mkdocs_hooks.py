@@ -18,7 +18,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from tfdist_kb.proof import envs, evidence
-from tfdist_kb.site import errors, i18n, macros, notebooks, pages, registry
+from tfdist_kb.site import errors, i18n, macros, notebooks, pages, registry, wheel
 from tfdist_kb.site.i18n import t
 
 _OUT: Path | None = None  # errors.json and the search script of the build under way
@@ -99,6 +99,8 @@ def on_files(files, config):
     out = _new_out()
     (out / "errors.json").write_text(errors.dumps(index), encoding="utf-8")
     publish("errors.json", out)
+    for path in wheel.publish(errors.dumps(index), out):  # the tfdist package, its data this site's index
+        publish(path, out)
     script = out / errors.SEARCH_SCRIPT
     script.parent.mkdir(parents=True, exist_ok=True)
     # the offline variant has no directory URLs: its signatures name e/TFD001.html, as its search index does
@@ -114,6 +116,8 @@ def on_page_markdown(markdown, page, config, files):
     """Show an entry's permanent ID under its title (the ID lives in the front matter only), and
     end the entry with how to run it."""
     i18n.set_language(i18n.page_language(page))
+    if page.meta.get("tags"):  # before Material's tags plugin reads them: the tags in the page's language
+        page.meta["tags"] = [i18n.tag_name(tag, i18n.language()) for tag in page.meta["tags"]]
     markdown = pages.mark_fences(markdown)  # each code block's kind, for the rendered audit (pages.BLOCK_KINDS)
     entry_id = page.meta.get("id")
     if not entry_id:

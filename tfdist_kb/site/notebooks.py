@@ -107,7 +107,12 @@ def restart_reason(path: Path) -> str:
     not-applicable reason (every version-like token in it a release the lock files pin)."""
     from . import macros
 
-    return macros._pinned_words(expect.restart_kernel(path).rstrip("."), f"the restart-kernel reason of {path.name}")
+    from . import reasons
+
+    text = expect.restart_kernel(path)
+    if i18n.language() != i18n.DEFAULT:  # its entry's Chinese text
+        text = reasons.localized(text, reasons.entry_of(path.as_posix()))
+    return macros._pinned_words(text.rstrip(".。"), f"the restart-kernel reason of {path.name}")
 
 
 def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int) -> tuple[list, int]:
@@ -126,7 +131,10 @@ def _snippet_cells(entry: registry.Entry, path: Path, env: envs.Env, number: int
         record, note = None, t("nb_no_record", env=macros._env(env.name), error=error)
     if record is not None:
         if record["outcome"] == "not-applicable":
-            reason = macros._pinned_words(record["reason"], f"the not-applicable reason of {name} on {env.name}")
+            from . import reasons
+
+            reason = macros._pinned_words(reasons.localized(record["reason"], entry.id),
+                                          f"the not-applicable reason of {name} on {env.name}")
             return [nbformat.v4.new_markdown_cell(head + t("nb_not_run", env=macros._env(env.name), reason=reason))], number
         if record["outcome"] == "timed-out":
             return [nbformat.v4.new_markdown_cell(head + t("nb_hangs", env=macros._env(env.name), seconds=record["seconds"]))], number

@@ -179,10 +179,14 @@ def mark_fences(markdown: str) -> str:
     return "".join(out) + markdown[end:]
 
 
+# A block that cannot run sits in an admonition titled "Not run: <reason>" ("未运行：<原因>" on a Chinese page).
+NOT_RUN = re.compile(r'^\s*(!!!|\?\?\?\+?) \w+ "(?:Not run: |未运行：).+"')
+
+
 def _not_run_admonition(text: str, start: int, indent: str) -> bool:
     for line in reversed(text[:start].splitlines()):
         if line.strip() and not line.startswith(indent or "\0"):
-            return bool(re.match(r'^\s*(!!!|\?\?\?\+?) \w+ "Not run: .+"', line)) and len(indent) > 0
+            return bool(NOT_RUN.match(line)) and len(indent) > 0
     return False
 
 

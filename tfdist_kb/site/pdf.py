@@ -249,7 +249,8 @@ PREPARE = r"""
 
   // Links: a jump inside the PDF where the target is printed, else the address on the site.
   const here = new URL(location.href);
-  const siteUrl = (path) => base + path.replace(/^\/+/, "");
+  const sitePath = new URL(base).pathname;   // the print page is served under the site's own path
+  const siteUrl = (path) => base + (path.startsWith(sitePath) ? path.slice(sitePath.length) : path.replace(/^\/+/, ""));
   const pageOf = (anchor) => {            // '#zh-e-tfd001-fix' -> ['zh/e/TFD001/', 'fix']
     let best = null;
     for (const [key, url] of Object.entries(pages)) {
@@ -376,12 +377,24 @@ class Book:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    root = "/"  # the path of the site's address (site_url), where a real host serves it
+
     def log_message(self, *args):
         pass
 
+    def translate_path(self, path):
+        return super().translate_path("/" + path[len(self.root):] if path.startswith(self.root) else path)
+
+
+def _root() -> str:
+    """The path of the published address ('/' or '/name/'): the print page is served there, as the host
+    serves the site, so the theme's absolute paths (its search index) resolve."""
+    return urllib.parse.urlsplit(errors.base_url()).path or "/"
+
 
 def _serve(directory: Path) -> http.server.ThreadingHTTPServer:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+    handler = type("_Served", (_Quiet,), {"root": _root()})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -425,7 +438,7 @@ def print_book(browser, site_dir: Path, lang: str, pdf: Path) -> Book:
         page = context.new_page()
         problems = []
         page.on("pageerror", lambda error: problems.append(str(error)))
-        page.goto(f"http://127.0.0.1:{server.server_port}/print_page/", wait_until="load")
+        page.goto(f"http://127.0.0.1:{server.server_port}{_root()}print_page/", wait_until="load")
         page.wait_for_function("document.querySelector('#print-page-toc nav ul') !== null", timeout=30_000)
         page.emulate_media(media="print")
         report = page.evaluate(PREPARE, {"lang": lang, "words": WORDS[lang], "entries": wanted,

@@ -32,6 +32,12 @@ shows (`--> 303 raise RuntimeError(`), and warning or log lines (`W tensorflow/.
 that is there (the frames, the first words of the message). A signature that must not answer a paste
 naming something else starts with `^(?!.*(?:A|B)).*?` (the text is one line once normalised).
 
+Search terms: an entry may also declare `terms`, the words a reader searches it by ("slot
+variables", "槽变量"). They answer only a search phrase, not a paste: a text of at most `TERM_TEXT`
+characters once normalised, with no error, traceback or log marker in it. A term matches where the
+phrase contains it, case-folded (a Latin term as whole words); an entry's term score is the length
+of its longest matching term, and entries found by terms come after those found by signatures.
+
 Only the last `MAX_TEXT` characters of the text are matched (a traceback's message is at its end),
 so the time spent is bounded whatever the input's size.
 """
@@ -43,6 +49,7 @@ import re
 SCHEMA = 1
 MAX_TEXT = 200000  # characters; only the end of a longer text is matched
 ID_SCORE = 1000  # the score of an entry asked for by its ID
+TERM_TEXT = 120  # characters: a longer text is a paste, never matched by search terms
 DATA_VARIABLE = "TFDIST_DATA"  # another data file (tests, mirrors)
 BASE_URL_VARIABLE = "TFDIST_BASE_URL"  # another site address (a mirror)
 
@@ -395,7 +402,48 @@ def match(text, data=None):
     for starts, result in results:
         result["where"] = list(min(where(start, markers) for start in starts))
     results.sort(key=lambda item: (item[1]["where"], -item[1]["score"], item[1]["id"]))
-    return [result for _, result in results]
+    found = [result for _, result in results]
+    return found + match_terms(text, data, exclude={r["id"] for r in found})
+
+
+_terms = {}
+
+
+def _term(term):
+    """A search term as an expression: case-folded; a Latin word or phrase only as whole words."""
+    compiled = _terms.get(term)
+    if compiled is None:
+        folded = normalise(term).casefold()
+        edge = "(?<![0-9a-z_])" if re.match(r"[0-9a-z_]", folded) else ""
+        tail = "(?![0-9a-z_])" if re.search(r"[0-9a-z_]$", folded) else ""
+        compiled = _terms[term] = re.compile(edge + re.escape(folded) + tail) if folded else False
+    return compiled
+
+
+def is_phrase(text):
+    """Whether a normalised text is a search phrase (short, no error/traceback/log marker), which
+    search terms may answer, rather than a paste."""
+    return 0 < len(text) <= TERM_TEXT and not _LOG.search(text) and not _ERROR.search(text)
+
+
+def match_terms(text, data=None, exclude=()):
+    """Entries (not in `exclude`) whose search terms the phrase `text` contains, best first (the
+    longest matching term; ties by ID); [] for a text that is not a phrase (`is_phrase`)."""
+    data = _data(data)
+    text = normalise(text[-MAX_TEXT:])
+    if not is_phrase(text):
+        return []
+    folded, base, found = text.casefold(), base_url(data), []
+    for entry in _published(data):
+        if entry["id"] in exclude:
+            continue
+        matched = [t for t in entry.get("terms") or () if isinstance(t, str) and _term(t) and _term(t).search(folded)]
+        if matched:
+            result = _result(entry, base, max(len(normalise(t)) for t in matched), matched)
+            result["where"] = [0, 0]
+            found.append(result)
+    found.sort(key=lambda r: (-r["score"], r["id"]))
+    return found
 
 
 def best(text, data=None):

@@ -11,7 +11,8 @@
  *     tfdist_kb.site.errors.search_script); an entry ID (TFD003) names its entry;
  *   - the entries found come first in the results, best first, as `tfdist explain` orders them;
  *   - what Lunr sees is the query with its operator characters made plain spaces;
- *   - a result link highlights (Material's `?h=`) nothing on an entry the matcher named, nor on any
+ *   - entries whose search terms a short phrase contains (tfdist.matcher.match_terms) come next;
+ *   - a result link highlights (Material's `?h=`) nothing on an entry the signatures named, nor on any
  *     page for a pasted text, and never a stop word, a word under 3 letters or one Chinese character;
  *   - the box searches however text arrives: Material listens to key events only, and a paste from
  *     a menu, an input method's commit or a dictation sends none.
@@ -42,6 +43,8 @@
       .trim();
   }
 
+  var pathOf = {};
+  data.entries.forEach(function (entry) { pathOf[entry.id] = entry.path; });
   var compiled = data.entries.map(function (entry) {
     return {
       id: entry.id, path: entry.path,
@@ -106,9 +109,43 @@
       hit.where = hit.at.map(function (p) { return where(p, marks); }).sort(before)[0];
       delete hit.at;
     });
-    return found.sort(function (a, b) {
+    found.sort(function (a, b) {
       return before(a.where, b.where) || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
     });
+    return found.concat(byTerms(text, found.map(function (f) { return f.id; })));
+  }
+
+  /* tfdist.matcher.match_terms: a short phrase with no error, traceback or log marker is matched with
+     each entry's search terms (case-folded; a Latin term as whole words); longest term first */
+  function isPhrase(text) {
+    LOG.lastIndex = 0; ERROR.lastIndex = 0;
+    var phrase = text.length > 0 && text.length <= data.term_text && !LOG.test(text) && !ERROR.test(text);
+    LOG.lastIndex = 0; ERROR.lastIndex = 0;
+    return phrase;
+  }
+  var termExpressions = {};
+  function term(t) {
+    if (!(t in termExpressions)) {
+      var folded = normalise(t).toLowerCase();
+      var escaped = folded.replace(/[.*+?^${}()|[\]\\\/]/g, "\\$&");
+      termExpressions[t] = folded ? new RegExp((/^[0-9a-z_]/.test(folded) ? "(?<![0-9a-z_])" : "") + escaped
+                                               + (/[0-9a-z_]$/.test(folded) ? "(?![0-9a-z_])" : "")) : null;
+    }
+    return termExpressions[t];
+  }
+  function byTerms(text, exclude) {
+    if (!isPhrase(text)) return [];
+    var folded = text.toLowerCase(), found = [];
+    data.entries.forEach(function (entry) {
+      if (exclude.indexOf(entry.id) >= 0) return;
+      var best = 0;
+      (entry.terms || []).forEach(function (t) {
+        var e = term(t);
+        if (e && e.test(folded)) best = Math.max(best, normalise(t).length);
+      });
+      if (best) found.push({ id: entry.id, path: pathOf[entry.id], score: best, where: [0, 0], byTerm: true });
+    });
+    return found.sort(function (a, b) { return b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0); });
   }
 
   /* What Lunr gets: no operators, at most 40 words, taken from the end (a message is there) */
@@ -182,15 +219,15 @@
     var groups = (result.items || []).filter(function (g) { return g.length && mine(g[0].location); });
     groups = verbatim(groups, query, docs);
     var found = explain(query);
+    var message = plain(query).split(" ").length > 8;  /* a message, not a few words typed */
     var first = found.map(function (hit) {
       var path = prefix + hit.path;
       var own = groups.filter(function (g) { return page(g[0].location) === path; })[0];
-      if (own) return highlight(own, false);
+      if (own) return highlight(own, hit.byTerm === true && !message);  /* a term: the words typed */
       var doc = (docs || []).filter(function (d) { return d.location === path; })[0];
       return doc ? [Object.assign({}, doc, { score: hit.score, terms: {} })] : null;
     }).filter(Boolean);
     var paths = first.map(function (g) { return page(g[0].location); });
-    var message = plain(query).split(" ").length > 8;  /* a message, not a few words typed */
     var rest = groups.filter(function (g) { return paths.indexOf(page(g[0].location)) < 0; })
       .map(function (g) { return highlight(g, !message); });
     return Object.assign({}, result, { items: first.concat(rest) });
