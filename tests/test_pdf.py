@@ -327,6 +327,28 @@ def test_every_entry_has_its_id_and_address_on_its_first_page(books, lang):
         assert wanted_title in text and entry.id in text and squash(url) in text, \
             f"{entry.id}: title, ID or {url} missing on page {page}"
         assert book.entries[entry.id] == {"url": url, "page": page}
+        # the one-line fix is printed under the title (its start: a long one runs on)
+        fix = squash(body(source(f"e/{entry.id}.md", lang))[0]["fix"].replace("`", ""))
+        assert fix[:40] in text, f"{entry.id}: its fix is not on its first page"
+
+
+def test_the_tags_page_lists_each_entry_under_its_tags(books, lang):
+    """The tags page prints its listing (not the theme's placeholder), in the book's language."""
+    from tfdist_kb.site import i18n
+
+    path, _, _ = books[lang]
+    pages = pages_text(path)
+    marks = {squash(t): p for t, p in outline(path)}
+    start = marks[squash(title(source("tags.md", lang)))]
+    used = {t for e in _published() for t in body(source(f"e/{e.id}.md", lang))[0]["tags"]}
+    names = {squash(i18n.tag_name(t, lang)) for t in used}  # the listing's own headings
+    end = min([p for t, p in marks.items() if p > start and t not in names] or [start + 1])  # the next page
+    text = squash("".join(pages[start - 1:max(end - 1, start)]))
+    assert "material/tags" not in text and not re.search(r"tags(\.zh)?\.md:\d", text)
+    for tag in used:
+        assert squash(i18n.tag_name(tag, lang)) in text, tag
+    for entry in _published():
+        assert entry.id in text, f"{entry.id} is not on the tags page"
 
 
 def test_an_entry_heading_that_lost_its_id_is_caught(books, lang):
@@ -445,3 +467,11 @@ def _site_names() -> dict[str, str]:
             for language in plugin["i18n"]["languages"]:
                 names[language["locale"]] = language.get("site_name") or config["site_name"]
     return names
+
+
+def test_poppler_reads_it_without_a_warning(books, lang):
+    """No syntax warning from poppler (a destination named by a long Chinese heading's id used to
+    exceed the 127 bytes a PDF name may have: "name token is longer than ...")."""
+    path, _, _ = books[lang]
+    run = subprocess.run(["pdftotext", str(path), "/dev/null"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stderr.strip() == "", run.stderr[:500]

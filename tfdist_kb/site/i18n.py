@@ -74,6 +74,7 @@ PHRASES = {
     "preview": ("⚠ preview only, no current evidence: {error}", "⚠ 仅预览，没有当前的运行记录：{error}"),
     "preview_title": ("Preview only: no current evidence", "仅预览：没有当前的运行记录"),
     "not_run_on": ("Not run on {env}", "未在 {env} 上运行"),
+    "fix_lead": ("Fix:", "修复："),
     # the runner's not-applicable reason in a bisection environment (tfdist_kb/site/reasons.py)
     "bisection_reason": ("{env} is a bisection environment; it runs only {only}",
                          "{env} 只用于二分定位版本，只运行 {only}"),

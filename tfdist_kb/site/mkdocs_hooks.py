@@ -119,10 +119,15 @@ def on_page_markdown(markdown, page, config, files):
     if page.meta.get("tags"):  # before Material's tags plugin reads them: the tags in the page's language
         page.meta["tags"] = [i18n.tag_name(tag, i18n.language()) for tag in page.meta["tags"]]
     markdown = pages.mark_fences(markdown)  # each code block's kind, for the rendered audit (pages.BLOCK_KINDS)
+    if "print-site" in config["plugins"] and "<!-- material/tags -->" in markdown:
+        # the PDF's tags page: Material fills its listing after print-site has copied the page
+        markdown = markdown.replace("<!-- material/tags -->", _tags_listing(i18n.language()))
     entry_id = page.meta.get("id")
     if not entry_id:
         return markdown
     badge = f'\n<p class="tfd-id">{t("entry_badge", id=entry_id)}</p>\n'
+    if page.meta.get("fix"):  # the one-line fix, first thing under the title (and in the PDF)
+        badge += f'\n**{t("fix_lead")}** {page.meta["fix"].strip()}\n{{: .tfd-fix }}\n'
     markdown = re.sub(r"^# .*$", lambda m: m.group(0) + "\n" + badge, markdown, count=1, flags=re.MULTILINE)
     entry = registry.load().get(entry_id)
     notebook = files.get_file_from_path(f"notebooks/{entry_id}.ipynb") if entry and entry.snippets else None
@@ -137,6 +142,21 @@ def on_page_markdown(markdown, page, config, files):
                       env_span=macros._env(envs.default().name, "span"), download=download,
                       notebook=f"[{t('read_notebook')}](../notebooks/{entry_id}.ipynb)")
     return markdown
+
+
+def _tags_listing(lang: str) -> str:
+    """Each tag of the vocabulary that an entry uses, with its entries (ID and short title), as
+    Markdown: what the tags page lists, written where Material's placeholder would stay raw."""
+    by_tag: dict[str, list[str]] = {}
+    for entry in registry.load().values():
+        if entry.status != "published":
+            continue
+        page = entry.page if lang == i18n.DEFAULT else entry.page.with_name(f"{entry.id}.{lang}.md")
+        meta = registry.front_matter(page)[0]
+        for tag in meta.get("tags") or ():
+            by_tag.setdefault(tag, []).append(f"- [{entry.id} · {meta.get('short', entry.title)}](e/{entry.id}.md)")
+    return "\n\n".join(f"## {i18n.tag_name(tag, lang)}\n\n" + "\n".join(by_tag[tag])
+                       for tag in registry.TAGS if tag in by_tag) + "\n"
 
 
 # ---- the generated notebooks ------------------------------------------------------------------

@@ -283,6 +283,19 @@ PREPARE = r"""
     span.textContent = "000";
     a.append(span);
   }
+  // Names of link targets: Chromium names each destination by its id, percent-encoded; a Chinese
+  // heading's id runs past the 127 bytes a PDF name may have, so a long one becomes a short one.
+  const encoded = (id) => encodeURIComponent(id).length;
+  let renamed = 0;
+  for (const el of document.querySelectorAll("[id]")) {
+    if (encoded(el.id) <= 100) continue;
+    const old = "#" + el.id, short = "tfd-n" + (++renamed);
+    for (const a of document.querySelectorAll("a[href]")) {
+      if (a.getAttribute("href") === old || decodeURIComponent(a.getAttribute("href")) === old) a.setAttribute("href", "#" + short);
+    }
+    el.id = short;
+  }
+  report.renamed = renamed;
   return report;
 }
 """
