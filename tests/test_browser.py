@@ -70,6 +70,15 @@ QUESTIONS = [
     ("tf.function input_signature fails with a distributed dataset batch", "TFD022"),
     ("MultiWorkerMirroredStrategy must be created at program startup", "TFD023"),
     ("multi-worker training with too few files to shard", "TFD025"),
+    ("how to resume multi-worker training after a worker dies", "TFD024"),
+    ("jit_compile=True fails under MirroredStrategy", "TFD026"),
+    ("ops explicitly assigned to /job:localhost with a TF_CONFIG cluster", "TFD027"),
+    ("DistributedDataset has no attribute map", "TFD028"),
+    ("keras fit with class_weight on a distributed dataset", "TFD028"),
+    ("integer variable with aggregation MEAN under MirroredStrategy", "TFD029"),
+    ("where should each worker write when saving with MultiWorkerMirroredStrategy", "TFD030"),
+    ("one worker has uneven input and training hangs", "TFD031"),
+    ("can't copy a string tensor to the GPU", "TFD032"),
 ]
 
 

@@ -104,6 +104,11 @@ def _rid(record) -> str:
 # Identical whole messages raised by snippets of several entries: nothing a user's paste contains
 # tells them apart, so the own entry may share the best score (and no other entry may beat it).
 TIED = {
+    # `Collective ops is aborted by: cluster check alive failed, /job:…/task:N is down` (TF 2.4, 2.5): a
+    # peer gone from a collective. A worker that died (TFD024) and workers that ended while the chief
+    # saved alone (TFD030) give the same words; nothing in the message tells them apart.
+    "TFD030/only_chief_saves.py@tf2.4": {"TFD024", "TFD030"},
+    "TFD030/only_chief_saves.py@tf2.5": {"TFD024", "TFD030"},
     # Keras 3, `Need to be inside "with strategy.scope()" for <MirroredStrategy>`, the bare message
     # (raised outside any traced function, so no "in user code" frames are recorded). Optimizer built
     # after the scope (TFD001), model constructed outside and `fit` (TFD002), first apply outside
@@ -173,6 +178,14 @@ HEADLINE_NOT_DISTINCTIVE = {
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
 CUT_NOT_DISTINCTIVE = {
+    "TFD030/all_workers_same_dir.py": "`…/variables/variables_temp/part-00000-of-00001.data-0…`: "
+                                      "`No such file or directory [Op:MergeV2Checkpoints]` comes last",
+    "TFD030/only_chief_saves.py": "`{{function_node __wrapped__CollectiveReduceV2…}} Collective ops is aborted by: Error "
+                                  "reported from …` / `[_Derived_]Collective ops is aborted by: cluster check alive f`: the "
+                                  "cause (heartbeat timeout, unhealthy tasks, check alive failed) comes after",
+    "TFD024/worker_dies.py": "`Collective ops is aborted by: So` / `[_Derived_]Collective ops is aborted by`: the cause "
+                             "(a closed socket, a reset connection) comes after; the prefix alone is shared with "
+                             "shape-mismatch aborts (TFD016, tensorflow/tensorflow#56885)",
     "TFD001/build_optimizer_outside_scope.py": "`'Adam' object has no a`: the attribute is the point",
     "TFD003/optimizer_in_scope_model_outside.py":
         "AssertionError with no message: the headline is the project's description of where it was raised",
