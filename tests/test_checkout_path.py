@@ -192,7 +192,11 @@ _RECORDED_PATH = re.compile(
     r"|…/lib/python\d\.\d+/\S+"  # a file of Python or of a package, wherever the interpreter lives
     r"|<tmpdir>\S*|<checkout>:?"  # the placeholders
     r"|https?://\S+"  # a link TensorFlow prints
-    r"|/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:[\dN]+:?|/"  # a device, a lone slash
+    r"|/job:\w+(/replica:\d+)?/task:\d+(/device:[A-Z]+:[\dN]+)?:?|/"  # a device or a task, a lone slash
+    r"|/tensorflow\.\w+/\w+:?"  # a gRPC method a cluster error names: `/tensorflow.WorkerService/RecvBuf`
+    r"|/path/to/[\w/]+"  # the placeholder path of a hint TensorFlow prints (`--xla_dump_to=/path/to/dump/dir`)
+    r"|\.\./[\w./-]+;?"  # relative to a cluster task's folder, shared by its tasks (`../shared-same-dir/...`)
+    r"|external/[\w/.-]+\.(?:cc|h)"  # a source file of TensorFlow's own build (gRPC's `external/.../call.cc`)
     r"|[A-Za-z_]\w*_device_/job:\w+/replica:\d+/task:\d+/device:[A-Z]+:\d+"  # a function named after its device
     r"|[A-Za-z_][\w-]*(/[\w-]*)*(:\d+)?\}*\.?:?"  # an op, variable or node name: `dense/kernel/replica_1:0`
     r"|[a-z]+(/[a-z]+)+\.[A-Z][a-z]+"  # words, then the next sentence with no space: TF 2.x's `shards/workers.If`
