@@ -21,7 +21,7 @@ if "ATTEMPT" not in os.environ:
     # whole job again once every worker's attempt 1 has ended.
     os.makedirs(SHARED, exist_ok=True)
     first = subprocess.run([sys.executable, __file__], env=dict(os.environ, ATTEMPT="1"))
-    print("attempt 1 ended with exit code", first.returncode)
+    print("attempt 1 ended with an error")  # its exit code depends on how the abort reached it
     assert first.returncode != 0
     open(os.path.join(SHARED, "ended-%d" % task["index"]), "w").close()
     while len([f for f in os.listdir(SHARED) if f.startswith("ended-")]) < 4:

@@ -28,5 +28,4 @@ for n in range(6):
     if task["index"] == 3 and n == 3:
         os._exit(1)  # worker 3 dies (preempted, OOM-killed, node lost) after 3 steps
     strategy.run(step)
-    print("step", n, "w =", float(w.numpy()))
 # --8<-- [end:example]

@@ -20,5 +20,4 @@ for epoch in range(3):
     model.fit(data, epochs=1, verbose=0)
     # every worker saves, as it must, but all into the same shared folder
     model.save("../shared-same-dir/model")
-    print("epoch", epoch, "saved")
 # --8<-- [end:example]
