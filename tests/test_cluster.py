@@ -191,6 +191,28 @@ def test_local_cluster_runs_a_script_as_four_workers(tmp_path, default_env):
     assert all("sum of the replica ids: 6.0" in text for text in outputs.values())
 
 
+def test_local_cluster_gives_each_run_and_each_task_its_own_folder(tmp_path, monkeypatch):
+    """Tasks share `..` with each other and with no other run (a snippet's '../shared-*' folder, as in
+    the runner), each writes in its own folder, and nothing is left behind: a second run starts clean."""
+    from tfdist.cluster import local_cluster
+
+    script = tmp_path / "marks.py"
+    script.write_text(
+        "import json, os, time\n"
+        "i = json.loads(os.environ['TF_CONFIG'])['task']['index']\n"
+        "assert os.listdir('.') == [], os.listdir('.')\n"
+        "open('mine', 'w').close()\n"
+        "open(os.path.join('..', 'seen-%d' % i), 'w').close()\n"
+        "while len([f for f in os.listdir('..') if f.startswith('seen-')]) < 2: time.sleep(0.05)\n"
+        "print(os.path.basename(os.getcwd()), sorted(f for f in os.listdir('..') if f.startswith('seen-')))\n")
+    monkeypatch.chdir(tmp_path)
+    for _ in range(2):
+        outputs = local_cluster(str(script.name), workers=2, show=False, timeout=60)
+        assert outputs == {"worker:0": "task0-worker-0 ['seen-0', 'seen-1']\n",
+                           "worker:1": "task1-worker-1 ['seen-0', 'seen-1']\n"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["marks.py"]
+
+
 def test_local_cluster_raises_the_failing_tasks_exception_under_its_name(tmp_path, default_env):
     from tfdist.cluster import TaskFailed, local_cluster
 

@@ -200,8 +200,13 @@ PHRASES = {
 }
 
 
+def phrase(key: str, lang: str, **fields) -> str:
+    """The phrase `key` in `lang`, with `fields` filled in."""
+    en, zh = PHRASES[key]
+    text = zh if lang == "zh" else en
+    return text.format(**fields) if fields else text
+
+
 def t(key: str, **fields) -> str:
     """The phrase `key` in the current language, with `fields` filled in."""
-    en, zh = PHRASES[key]
-    text = zh if _current == "zh" else en
-    return text.format(**fields) if fields else text
+    return phrase(key, _current, **fields)

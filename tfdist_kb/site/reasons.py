@@ -13,7 +13,6 @@ import functools
 import re
 
 from . import i18n, registry
-from .i18n import t
 
 BISECTION = re.compile(r"^(?P<env>\S+) is a bisection environment; it runs only (?P<only>.+)$", re.DOTALL)
 KEY = "reasons"
@@ -43,12 +42,7 @@ def localized(reason: str, entry_id: str, lang: str | None = None) -> str:
         return reason
     bisection = BISECTION.match(reason.strip())
     if bisection:
-        previous = i18n.language()
-        i18n.set_language(lang)
-        try:
-            return t("bisection_reason", env=bisection["env"], only=bisection["only"])
-        finally:
-            i18n.set_language(previous)
+        return i18n.phrase("bisection_reason", lang, env=bisection["env"], only=bisection["only"])
     found = _table(entry_id, lang).get(" ".join(reason.split()))
     if found is None:
         raise MissingTranslation(f"{entry_id}: the reason {reason!r} has no {lang} text: add it under `{KEY}` "

@@ -14,15 +14,22 @@ collective for it: they get GRACE seconds, then they are ended, so a failure nev
 behind. A task that raised is reported as the exception `TaskFailed` (its class name is the task's
 exception's, e.g. `RuntimeError`, and its message names the task), the first task to fail first.
 
+Each task runs in a folder of its own (`task0-worker-0`, ...) inside a fresh temporary folder made for
+this run, as the knowledge base's runner runs them: files a task writes stay its own, `..` is shared by
+the run's tasks (a stand-in for a bucket every machine sees) and by no other run. The folder is removed
+when the run ends, unless `keep=True` (then its path is printed).
+
 On CPUs each worker of a MultiWorkerMirroredStrategy is one replica: 4 replicas are 4 workers.
 Standard library only (Python 3.7+).
 """
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 GRACE = 15.0  # seconds the other tasks get after one failed
@@ -79,19 +86,22 @@ def _exception(output):
     return None, lines[-1] if lines else "(no output)"
 
 
-def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, show=True):
+def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, show=True, keep=False):
     """Run `script` as a local cluster; returns {task name: output}. TaskFailed if a task failed."""
     tasks = tasks_of(chief, workers, ps)
     if not 2 <= len(tasks) <= 16:
         raise ValueError("a local cluster has 2 to 16 tasks, not {}".format(len(tasks)))
     ports = free_ports(len(tasks))
     names = ["%s:%d" % t for t in tasks]
-    processes = []
-    for task in tasks:
+    processes, script = [], os.path.abspath(script)
+    run = tempfile.mkdtemp(prefix="tfdist-cluster-")  # this run's own: `..` of every task
+    for position, task in enumerate(tasks):
         environ = dict(os.environ, TF_CONFIG=tf_config(tasks, ports, task))
+        folder = os.path.join(run, "task%d-%s-%d" % ((position,) + task))
+        os.makedirs(folder)
         processes.append(subprocess.Popen([python or sys.executable, script], env=environ, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, universal_newlines=True,
-                                          start_new_session=True))
+                                          start_new_session=True, cwd=folder))
     outputs, failed, first = {}, None, None
     deadline = time.monotonic() + timeout
     try:
@@ -119,6 +129,10 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
             process.wait()
         for reader in readers:
             reader.join(5)
+        if keep:
+            print("tfdist: the tasks' folders are kept in {}".format(run))
+        else:
+            shutil.rmtree(run, ignore_errors=True)
     if show:
         for name in names:
             print("--- {} ---\n{}".format(name, outputs.get(name, "").rstrip()))
