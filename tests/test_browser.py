@@ -79,6 +79,13 @@ QUESTIONS = [
     ("where should each worker write when saving with MultiWorkerMirroredStrategy", "TFD030"),
     ("one worker has uneven input and training hangs", "TFD031"),
     ("can't copy a string tensor to the GPU", "TFD032"),
+    ("fit_generator is not supported with MirroredStrategy", "TFD017"),
+    ("How do I add up the loss that strategy.run returns in a loop?", "TFD033"),
+    ("TypeError unsupported operand PerReplica and PerReplica", "TFD033"),
+    ("What does 'Using MirroredStrategy eagerly has significant overhead' mean?", "TFD035"),
+    ("Why is strategy.run slow when called without tf.function?", "TFD035"),
+    ("why do embedding gradients fail with MultiWorkerMirroredStrategy", "TFD036"),
+    ("all_reduce_indexed_slices in eager mode is not supported in a custom training loop", "TFD036"),
 ]
 
 

@@ -178,6 +178,11 @@ HEADLINE_NOT_DISTINCTIVE = {
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
 CUT_NOT_DISTINCTIVE = {
+    "TFD017/fit_generator_under_strategy.py": "`'Sequential' object has no attr` (Keras 3): the attribute is the point",
+    "TFD033/add_per_replica_results.py": "`unsupported operand type(s) for +: 'Pe`: the operand types come after; "
+                                         "the prefix alone is any Python TypeError of `+`",
+    "TFD033/format_per_replica_loss.py": "`unsupported format string passed t`: the type (`PerReplica.__format__`) "
+                                         "comes after; the prefix alone is any object's format error",
     "TFD030/all_workers_same_dir.py": "`…/variables/variables_temp/part-00000-of-00001.data-0…`: "
                                       "`No such file or directory [Op:MergeV2Checkpoints]` comes last",
     "TFD030/only_chief_saves.py": "`{{function_node __wrapped__CollectiveReduceV2…}} Collective ops is aborted by: Error "

@@ -193,6 +193,7 @@ def main(argv):
                 result["outcome"] = "passed"
             else:
                 result["outcome"] = "raised"
+                result["raised_at"] = time.time()  # a cluster's tasks share this clock: the first to raise leads
                 result["exception"] = type(error).__name__
                 result["message"] = str(error)
                 result["traceback"] = traceback.format_exc()[-4000:]

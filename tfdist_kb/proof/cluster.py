@@ -18,7 +18,8 @@ Ending, so that no task outlives the run:
 - all tasks ended: done;
 - one task ended without passing (it raised, or crashed): the others get GRACE seconds (they are
   usually blocked in a collective that waits for it), then their process groups are killed; that task
-  is `first_failed` (the others' errors are usually its consequence: a peer gone from a collective);
+  is `first_failed` (the runner prefers the task that raised first, by the time each task's result
+  records, since several tasks may end between two looks);
 - the time limit: every task still running is killed.
 SPEC.json's folder gets `cluster.json`: for each task how it ended and whether this process stopped it,
 the ports, the network. When the runner dies (end-of-file on LIFELINE), every task is killed.
@@ -46,7 +47,10 @@ sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.
 from tfdist.cluster import free_ports, tf_config  # noqa: E402  the same TF_CONFIG readers get from tfdist
 
 PORT_BASE = 20000
-GRACE = 15.0  # seconds the other tasks get after one failed
+# Seconds the other tasks get after one failed: a survivor notices a dead peer when a collective talks
+# to it, or else through MultiWorkerMirroredStrategy's own health check, which on TF 2.4-2.5 asks every
+# peer every 30 s (`_check_health_interval`) and aborts the collectives of a survivor that finds one down.
+GRACE = 45.0
 
 
 def task_name(task):

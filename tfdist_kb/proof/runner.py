@@ -361,9 +361,12 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         if run_["result"].get("outcome") == "error":
             raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed in {run_['task']}:\n"
                               f"{run_['result'].get('traceback')}")
-    # the task that failed first (in time) leads: the others' errors are usually its consequence
+    # the task that raised first (in time, by the clock its result records) leads: the others' errors
+    # are its consequence (a peer that left a collective; an abort passed on), and several tasks may end
+    # between two looks of the launcher, so the order they were seen to end in is only the tie-break
     raised = sorted((r for r in runs if r["result"].get("outcome") == "raised"),
-                    key=lambda r: r["task"] != summary.get("first_failed"))
+                    key=lambda r: (r["result"].get("raised_at", float("inf")),
+                                   r["task"] != summary.get("first_failed")))
     if raised:
         outcome = "raised"
     elif all(r["result"].get("outcome") == "passed" for r in runs):
