@@ -125,6 +125,60 @@ def test_a_cluster_snippet_that_never_creates_a_strategy_is_refused(tmp_path, de
         run_code(tmp_path, default_env, "print('nothing distributed')\n")
 
 
+PS_HEADER = '# /// tfdist\n# cluster = { chief = 1, worker = 4, ps = 1 }\n# [expect]\n# default = "passes"\n# ///\n'
+PS_SERVE = ("import tensorflow as tf\n"
+            "resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()\n"
+            "if resolver.task_type in ('worker', 'ps'):\n"
+            "    tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,\n"
+            "                         task_index=resolver.task_id, protocol='grpc', start=True).join()\n")
+PS_STEPS = ("strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)\n"
+            "coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)\n"
+            "with strategy.scope():\n"
+            "    w = tf.Variable(0.0)\n"
+            "@tf.function\n"
+            "def step():\n"
+            "    return strategy.run(lambda: w.assign_add(1.0))\n"
+            "for _ in range(STEPS):\n"
+            "    coordinator.schedule(step)\n"
+            "coordinator.join()\n"
+            "print('steps:', int(w.numpy()), 'variable on', w.device.split('/device')[0])\n")
+
+
+def run_ps(tmp_path, env, code):
+    path = tmp_path / "ps.py"
+    path.write_text(PS_HEADER + code)
+    return runner.run(runner.Job(path, env, expect.Expectation("passes")), use_cache=False)
+
+
+def test_a_parameter_server_cluster_is_proven_by_its_coordinator(tmp_path, default_env):
+    """chief + 4 workers + 1 ps: the workers and the ps serve until the chief (the coordinator) ends;
+    the steps it scheduled were executed by each of the 4 workers, the variable lives on the ps."""
+    record = run_ps(tmp_path, default_env, PS_SERVE + PS_STEPS.replace("STEPS", "40"))
+    assert record["outcome"] == "passed" and record["stdout"] == "steps: 40 variable on /job:ps/replica:0/task:0"
+    assert record["ran_on"] == [f"worker:{i}/CPU:0" for i in range(4)]
+    assert [(t["task"], t["outcome"]) for t in record["tasks"]] == (
+        [("chief:0", "passed")] + [(f"worker:{i}", "served") for i in range(4)] + [("ps:0", "served")])
+
+
+def test_a_coordinator_whose_steps_did_not_reach_every_worker_is_refused(tmp_path, default_env):
+    """One step runs on one worker: that is not 4 replicas, whatever the cluster holds."""
+    with pytest.raises(runner.RunnerError, match=r"scheduled were executed by worker:\d, not by all 4 workers"):
+        run_ps(tmp_path, default_env, PS_SERVE + PS_STEPS.replace("STEPS", "1"))
+
+
+def test_a_parameter_server_cluster_of_three_workers_declared_as_four_is_refused(tmp_path, default_env, monkeypatch):
+    monkeypatch.setattr(expect, "cluster", lambda path: [("chief", 0)] + [("worker", i) for i in range(3)] + [("ps", 0)])
+    with pytest.raises(runner.RunnerError, match=r"spans 1 chief, 1 ps, 3 worker, not 4 workers"):
+        run_ps(tmp_path, default_env, PS_SERVE + PS_STEPS.replace("STEPS", "40"))
+
+
+def test_a_coordinator_that_falls_back_to_a_local_strategy_is_refused(tmp_path, default_env):
+    code = PS_SERVE + ("strategy = tf.distribute.MirroredStrategy()  # silently local: its own CPU\n"
+                       "strategy.run(lambda: tf.constant(1.0))\n")
+    with pytest.raises(runner.RunnerError, match="chief:0 created no ParameterServerStrategy"):
+        run_ps(tmp_path, default_env, code)
+
+
 def test_a_killed_runner_leaves_no_task_running(tmp_path, default_env):
     """SIGKILL the process that runs a cluster: every task ends (lifelines), none outlives it."""
     snippet = tmp_path / "sleeper.py"
@@ -189,6 +243,17 @@ def test_local_cluster_runs_a_script_as_four_workers(tmp_path, default_env):
     outputs = local_cluster(str(script), workers=4, python=str(default_env.interpreter), show=False, timeout=300)
     assert sorted(outputs) == [f"worker:{i}" for i in range(4)]
     assert all("sum of the replica ids: 6.0" in text for text in outputs.values())
+
+
+def test_local_cluster_ends_the_servers_of_a_parameter_server_cluster(tmp_path, default_env):
+    from tfdist.cluster import local_cluster
+
+    script = tmp_path / "ps.py"
+    script.write_text(PS_SERVE + PS_STEPS.replace("STEPS", "8"))
+    outputs = local_cluster(str(script), workers=4, chief=1, ps=1, python=str(default_env.interpreter),
+                            show=False, timeout=300)
+    assert sorted(outputs) == ["chief:0", "ps:0"] + [f"worker:{i}" for i in range(4)]
+    assert "steps: 8 variable on /job:ps/replica:0/task:0" in outputs["chief:0"]
 
 
 def test_local_cluster_gives_each_run_and_each_task_its_own_folder(tmp_path, monkeypatch):

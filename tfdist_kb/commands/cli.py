@@ -170,7 +170,7 @@ def cmd_run(args) -> int:
         forkpool.stop_all()
     if record.get("stdout"):
         print(record["stdout"])
-    shown = {k: record.get(k) for k in ("env", "tensorflow", "keras", "replicas", "devices", "reduction", "outcome",
+    shown = {k: record.get(k) for k in ("env", "tensorflow", "keras", "replicas", "devices", "reduction", "ran_on", "outcome",
                                         "exception", "message", "seconds", "mode")}
     print(json.dumps(shown, indent=1))
     problems = runner.judge(job, record)

@@ -20,7 +20,9 @@ Ending, so that no task outlives the run:
   usually blocked in a collective that waits for it), then their process groups are killed; that task
   is `first_failed` (the runner prefers the task that raised first, by the time each task's result
   records, since several tasks may end between two looks);
-- the time limit: every task still running is killed.
+- the time limit: every task still running is killed;
+- a parameter-server cluster (it has a `ps` task): its workers and parameter servers serve the chief
+  (the coordinator) and never end by themselves; when the chief has ended they are stopped, `served`.
 SPEC.json's folder gets `cluster.json`: for each task how it ended and whether this process stopped it,
 the ports, the network. When the runner dies (end-of-file on LIFELINE), every task is killed.
 
@@ -154,6 +156,8 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
     started = time.monotonic()
     deadline = started + float(spec["time_limit"])
     failed_at = None
+    # a parameter-server cluster: the chief coordinates, its workers and parameter servers serve until it ends
+    serving = [i for i, task in enumerate(tasks) if task[0] != "chief"] if any(t[0] == "ps" for t in tasks) else []
     while True:
         running = [i for i, p in enumerate(processes) if p.poll() is None]
         if not running:
@@ -162,9 +166,15 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
         for i, process in enumerate(processes):
             if process.returncode is not None and "ended_after" not in report[i]:
                 report[i]["ended_after"] = round(now - started, 2)
-                if failed_at is None and (process.returncode != 0 or _outcome(folders[i]) != "passed"):
+                if (failed_at is None and not report[i]["stopped"]
+                        and (process.returncode != 0 or _outcome(folders[i]) != "passed")):
                     failed_at, first = now, report[i]["task"]
-        if now > deadline:
+        if serving and set(running) <= set(serving):
+            for i in running:
+                report[i]["stopped"] = "served until the coordinator ended"
+                report[i]["served"] = True
+                _kill(processes[i])
+        elif now > deadline:
             for i in running:
                 report[i]["stopped"] = "time limit"
                 _kill(processes[i])

@@ -356,7 +356,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
             read = lambda f: _same_ports((folder / f).read_text(errors="replace") if (folder / f).exists() else "", ports)
             runs.append({"task": name, "result": result, "stdout": read("stdout"), "stderr": read("stderr"),
                          "witness": result.get("witness") or _read_json(folder / "result.json.witness"),
-                         "stopped": ended["stopped"], "ended": ended["ended"]})
+                         "stopped": ended["stopped"], "served": bool(ended.get("served")), "ended": ended["ended"]})
     for run_ in runs:
         if run_["result"].get("outcome") == "error":
             raise RunnerError(f"{job.rel} on {job.env.name}: the runner itself failed in {run_['task']}:\n"
@@ -369,7 +369,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
                                    r["task"] != summary.get("first_failed")))
     if raised:
         outcome = "raised"
-    elif all(r["result"].get("outcome") == "passed" for r in runs):
+    elif all(r["result"].get("outcome") == "passed" or r["served"] for r in runs):
         outcome = "passed"
     elif any(r["stopped"] == "time limit" for r in runs) and not any(r["stopped"] is None and not r["result"] for r in runs):
         if not may_hang:
@@ -392,7 +392,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
 
     def task_record(r):
         res = r["result"]
-        state = res.get("outcome") or ("timed-out" if r["stopped"] == "time limit" else
+        state = res.get("outcome") or ("served" if r["served"] else "timed-out" if r["stopped"] == "time limit" else
                                        "stopped" if r["stopped"] else "ended without a result")
         out = {"task": r["task"], "outcome": state, "stdout": messages.normalise(r["stdout"])}
         if state == "raised":

@@ -65,23 +65,44 @@ class Witness(object):
             strategy_base.__deepcopy__ = __deepcopy__
         self._after(context_base, self._replica_entered)
         self._after(session.BaseSession, self._session_created)
-        try:  # a MultiWorkerMirroredStrategy whose constructor raises ("must be configured at program startup")
-            from tensorflow.python.distribute import collective_all_reduce_strategy as collective
+        # a strategy whose constructor raises: a MultiWorkerMirroredStrategy ("must be configured at
+        # program startup"), a ParameterServerStrategy that cannot reach its cluster
+        self._on_failure("collective_all_reduce_strategy", "CollectiveAllReduceExtended", "MultiWorkerMirroredStrategy")
+        self._on_failure("parameter_server_strategy_v2", "ParameterServerStrategyV2", "ParameterServerStrategyV2")
+        try:  # the steps a ClusterCoordinator schedules: which worker executed each (TF 2.4+)
+            from tensorflow.python.distribute.coordinator import cluster_coordinator
 
-            extended = collective.CollectiveAllReduceExtended
-            original = extended.__init__
+            closure = cluster_coordinator.Closure
+            execute_on = closure.execute_on
 
-            def __init__(extended_self, *args, **kwargs):
-                try:
-                    original(extended_self, *args, **kwargs)
-                except Exception as error:
-                    self._strategy_failed(error)
-                    raise
+            def execute(closure_self, worker, *args, **kwargs):
+                result = execute_on(closure_self, worker, *args, **kwargs)
+                if type(closure_self) is closure:  # a step; a ResourceClosure only builds a dataset or a resource
+                    self._scheduled(worker)
+                return result
 
-            extended.__init__ = __init__
+            closure.execute_on = execute
         except (ImportError, AttributeError):
             pass
-        self.save()  # a task stopped before its first strategy still leaves what it was told
+        self.save()
+
+    def _on_failure(self, module, name, label):
+        try:
+            from importlib import import_module
+
+            cls = getattr(import_module("tensorflow.python.distribute." + module), name)
+        except (ImportError, AttributeError):
+            return
+        original = cls.__init__
+
+        def __init__(instance, *args, **kwargs):
+            try:
+                original(instance, *args, **kwargs)
+            except Exception as error:
+                self._strategy_failed(error, label)
+                raise
+
+        cls.__init__ = __init__  # a task stopped before its first strategy still leaves what it was told
 
     @staticmethod
     def _after(cls, observe):
@@ -106,16 +127,31 @@ class Witness(object):
             return
         self.strategies.append(strategy)
         extended = strategy.extended
-        self.record["strategies"].append({
+        seen = {
             "class": type(strategy).__name__,
             "replicas": int(strategy.num_replicas_in_sync),
             "devices": [str(d) for d in getattr(extended, "worker_devices", ())],
-        })
+        }
+        if seen["class"].startswith("ParameterServerStrategy"):  # its tasks: how many workers, how many ps
+            resolver = getattr(strategy, "_cluster_resolver", None)
+            if resolver is not None:
+                seen["cluster"] = {job: len(tasks) for job, tasks in resolver.cluster_spec().as_dict().items()}
+        self.record["strategies"].append(seen)
         self.save()
 
-    def _strategy_failed(self, error):
-        """A MultiWorkerMirroredStrategy that never came to exist: its constructor raised `error`."""
-        self.record["strategies"].append({"class": "MultiWorkerMirroredStrategy", "replicas": None, "devices": [],
+    def _scheduled(self, worker):
+        """A step a ClusterCoordinator dispatched to `worker` returned: that worker ran it."""
+        with self._lock:
+            ran = self.record.setdefault("scheduled", [])
+            name = "worker:%d" % worker.worker_index
+            if name not in ran:
+                ran.append(name)
+                ran.sort()
+                self._save(False)
+
+    def _strategy_failed(self, error, label):
+        """A strategy that never came to exist: its constructor raised `error`."""
+        self.record["strategies"].append({"class": label, "replicas": None, "devices": [],
                                           "raised": type(error).__name__})
         self.strategies.append(None)
         self.save()
@@ -277,8 +313,9 @@ def cluster_problems(tasks, outcome):
     strategy of every task together spans 4 distinct devices (two tasks given the same index name the
     same ones); a passing run ran a replica function on all 4 replica ids across the tasks."""
     found = []
+    serving = any(name.startswith("ps:") for name, _ in tasks)  # its workers and ps create no strategy
     for name, record in tasks:
-        if not record or not record.get("strategies"):
+        if not record or not record.get("strategies") and not (serving and not name.startswith("chief:")):
             found.append("%s: %s" % (name, "no device record" if not record else "created no tf.distribute strategy"))
     told = [(name, record.get("tf_config_task")) for name, record in tasks if record]
     for name, seen in told:
@@ -288,6 +325,8 @@ def cluster_problems(tasks, outcome):
         found.append("%d tasks were told by TF_CONFIG that they are %s" % ([t for _, t in told].count(seen), seen))
     if found and outcome == "passed":
         return found
+    if serving:
+        return found + _ps_problems(tasks, outcome)
     missing = bool(found)
     tasks = [(name, record) for name, record in tasks if record and record.get("strategies")]
     if not tasks:
@@ -341,9 +380,60 @@ def cluster_problems(tasks, outcome):
     return found
 
 
+def _ps_problems(tasks, outcome):
+    """A parameter-server cluster: the chief is the coordinator, the workers and parameter servers only
+    serve (they create no strategy). The proof is the coordinator's: its ParameterServerStrategy spans
+    4 workers and at least one parameter server, its runtime reaches the CPU of each of the 4 workers
+    (4 distinct devices that exist), and in a passing run it traced a replica function and the steps
+    it scheduled were executed by all 4 workers."""
+    chiefs = [(name, record) for name, record in tasks if name.startswith("chief:")]
+    if len(chiefs) != 1 or not chiefs[0][1]:
+        return ["a parameter-server cluster is proven by its chief (the coordinator): %s"
+                % ("it has no device record" if chiefs else "it has no chief")]
+    name, record = chiefs[0]
+    found = ["%s: a task that only serves created a %s" % (n, r["strategies"][0]["class"])
+             for n, r in tasks if n != name and r and r.get("strategies")]
+    strategies = [s for s in record.get("strategies") or [] if s["class"].startswith("ParameterServerStrategy")]
+    if not strategies:
+        return found + ["%s created no ParameterServerStrategy" % name]
+    made = [s for s in strategies if not s.get("raised")]
+    if not made and outcome != "raised":
+        found.append("%s: its ParameterServerStrategy raised %s in its constructor, but the run %s"
+                     % (name, strategies[0]["raised"], outcome))
+    for s in made:
+        jobs = s.get("cluster") or {}
+        if jobs.get("worker") != REPLICAS or not jobs.get("ps"):
+            found.append("%s: its %s spans %s, not %d workers and at least one parameter server"
+                         % (name, s["class"], ", ".join("%d %s" % (n, j) for j, n in sorted(jobs.items())) or "nothing",
+                            REPLICAS))
+    if made:
+        have = set(filter(None, map(placed, record.get("runtime_devices") or [])))
+        missing = [d for d in _ps_workers() if d not in have]
+        if missing:
+            found.append("%s: its runtime does not reach %s" % (name, ", ".join(missing)))
+    if outcome == "passed":
+        ran = record.get("scheduled") or []
+        if ran != ["worker:%d" % i for i in range(REPLICAS)]:
+            found.append("the steps %s scheduled were executed by %s, not by all %d workers"
+                         % (name, ", ".join(ran) or "no worker", REPLICAS))
+        if not any((record.get("ran") or {}).values()):
+            found.append("%s traced no replica function (strategy.run, model.fit)" % name)
+    return found
+
+
+def _ps_workers():
+    return ["worker:%d/CPU:0" % i for i in range(REPLICAS)]
+
+
 def cluster_ran_on(tasks, outcome):
     """The devices (task-named) of the strategies whose replicas all ran (passed), or of every strategy
     (a strategy whose constructor raised: the task's CPU)."""
+    if any(name.startswith("ps:") for name, _ in tasks):  # the workers that executed the coordinator's steps
+        chief = dict(tasks).get("chief:0") or {}
+        if outcome == "passed":
+            return ["%s/CPU:0" % w for w in chief.get("scheduled") or []]
+        have = set(filter(None, map(placed, chief.get("runtime_devices") or [])))
+        return [d for d in _ps_workers() if d in have]
     out = []
     for k in range(max(len(r["strategies"]) for _, r in tasks)):
         ran = sorted(set(sum(((r.get("ran") or {}).get(str(k), []) for _, r in tasks), [])))

@@ -186,6 +186,7 @@ PHRASES = {
     "task_passed": ("{task} passed", "{task} 通过"),
     "task_raised": ("{task} raised {exception}", "{task} 抛出 {exception}"),
     "task_stopped": ("{task} was ended after another task failed", "{task} 在另一个任务失败后被结束"),
+    "task_served": ("{task} served until the coordinator ended", "{task} 一直提供服务，直到协调者结束"),
     "task_timed_out": ("{task} did not finish", "{task} 没有结束"),
     "task_no_result": ("{task} ended without a result", "{task} 没有结果就结束了"),
     "nb_printed_nothing": ("It printed nothing, so the cell below shows no output.",

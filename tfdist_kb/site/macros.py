@@ -197,7 +197,7 @@ def cluster_tasks(record: dict) -> str:
     said = []
     for task in record["tasks"]:
         key = {"passed": "task_passed", "raised": "task_raised", "stopped": "task_stopped",
-               "timed-out": "task_timed_out"}.get(task["outcome"], "task_no_result")
+               "served": "task_served", "timed-out": "task_timed_out"}.get(task["outcome"], "task_no_result")
         said.append(t(key, task=f"`{task['task']}`", exception=f"`{task.get('exception')}`"))
     return t("cluster_tasks", n=len(record["tasks"]), tasks=t("groups_sep").join(said))
 

@@ -9,7 +9,9 @@
 Each task runs the same script, as each machine of a real cluster would, with TF_CONFIG naming the
 whole cluster (`localhost:PORT` for every task, ports free on 127.0.0.1) and its own task. Nothing
 listens beyond what TensorFlow itself opens for those tasks, and every address is localhost. What
-each task printed is shown under its name. When one task fails, the others usually wait in a
+each task printed is shown under its name. With parameter servers (`ps=1`, `chief=1`), the chief is
+the coordinator and the workers and parameter servers serve it (`tf.distribute.Server(...).join()`, which
+never returns): they are ended when the chief ends. When one task fails, the others usually wait in a
 collective for it: they get GRACE seconds, then they are ended, so a failure never leaves processes
 behind. A task that raised is reported as the exception `TaskFailed` (its class name is the task's
 exception's, e.g. `RuntimeError`, and its message names the task), the first task to fail first.
@@ -102,7 +104,9 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
         processes.append(subprocess.Popen([python or sys.executable, script], env=environ, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, universal_newlines=True,
                                           start_new_session=True, cwd=folder))
-    outputs, failed, first = {}, None, None
+    outputs, failed, first, served = {}, None, None, set()
+    # a parameter-server cluster: the workers and parameter servers serve the chief until it ends
+    serving = [n for n, (kind, _) in zip(names, tasks) if kind != "chief"] if ps and chief else []
     deadline = time.monotonic() + timeout
     try:
         import threading
@@ -115,6 +119,9 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
             reader.daemon = True
             reader.start()
         while any(p.poll() is None for p in processes):
+            if serving and all(p.poll() is not None for n, p in zip(names, processes) if n not in serving):
+                served.update(n for n, p in zip(names, processes) if n in serving and p.poll() is None)
+                break  # the coordinator ended: its servers are ended below
             now = time.monotonic()
             if failed is None:
                 first = next((n for n, p in zip(names, processes) if p.returncode not in (None, 0)), None)
@@ -137,7 +144,7 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
         for name in names:
             print("--- {} ---\n{}".format(name, outputs.get(name, "").rstrip()))
     if first is None:
-        first = next((n for n, p in zip(names, processes) if p.returncode != 0), None)
+        first = next((n for n, p in zip(names, processes) if p.returncode != 0 and n not in served), None)
     if first is not None:
         name, message = _exception(outputs.get(first, ""))
         raise type(name or "TaskFailed", (TaskFailed,), {})(first, name, message, outputs.get(first, ""))
