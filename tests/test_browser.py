@@ -86,6 +86,19 @@ QUESTIONS = [
     ("Why is strategy.run slow when called without tf.function?", "TFD035"),
     ("why do embedding gradients fail with MultiWorkerMirroredStrategy", "TFD036"),
     ("all_reduce_indexed_slices in eager mode is not supported in a custom training loop", "TFD036"),
+    ("Keras 3 model.fit fails with MultiWorkerMirroredStrategy", "TFD038"),
+    ("Invalid reduction dimension 0 for input with 0 dimensions multi-worker", "TFD038"),
+    ("why does one replica get an empty batch at the end of the epoch", "TFD037"),
+    ("Dimension -2147483648 must be >= 0 when training on several GPUs", "TFD037"),
+    ("why do my multi-worker workers fail with unknown device", "TFD039"),
+    ("the host list order differs between workers", "TFD039"),
+    ("Keras predict fails with could not broadcast input array under MirroredStrategy", "TFD040"),
+    ("dataset_fn returns a dataset made outside and the workers fail with Unable to parse tensor proto", "TFD041"),
+    ("how do I create the dataset for ParameterServerStrategy workers", "TFD041"),
+    ("how do I load a model trained with ParameterServerStrategy and a variable partitioner", "TFD042"),
+    ("tf.saved_model.load fails on a ShardedVariable", "TFD042"),
+    ("ParameterServerStrategy training fails when a parameter server goes down", "TFD043"),
+    ("parameter server lost during training", "TFD043"),
 ]
 
 

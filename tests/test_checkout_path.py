@@ -192,9 +192,10 @@ _RECORDED_PATH = re.compile(
     r"|…/lib/python\d\.\d+/\S+"  # a file of Python or of a package, wherever the interpreter lives
     r"|<tmpdir>\S*|<checkout>:?"  # the placeholders
     r"|https?://\S+"  # a link TensorFlow prints
-    r"|/job:\w+(/replica:\d+)?/task:\d+(/device:[A-Z]+:[\dN]+)?:?|/:?"  # a device or a task, a lone slash
+    r"|/job:\w+(/replica:\d+)?/task:\d+(/device:[A-Z]+:[\dN]+)?:?(\\n:[\w:]*)?|/:?"  # a device or a task, a lone slash
     # (`/:` is Python's division operator in its TypeError: `unsupported operand type(s) for /:`)
-    r"|/tensorflow\.\w+/\w+:?(\\n:[\w:]+)?"  # a gRPC method a cluster error names: `/tensorflow.WorkerService/RecvBuf`
+    r"|/tensorflow\.[\w.]+/\w+:?(\\n:[\w:]*)?"  # a gRPC method a cluster error names: `/tensorflow.WorkerService/RecvBuf`,
+    # `/tensorflow.eager.EagerService/Enqueue`
     # (newer gRPC follows it with an escaped line break and its status: `…/RecvBuf:\n:UNKNOWN:Error`)
     r"|/path/to/[\w/]+"  # the placeholder path of a hint TensorFlow prints (`--xla_dump_to=/path/to/dump/dir`)
     r"|\.\./[\w./-]+;?"  # relative to a cluster task's folder, shared by its tasks (`../shared-same-dir/...`)

@@ -286,6 +286,50 @@ def test_make_serve_passes_its_port_through():
     assert "tfdist_kb.commands.serve_port '8000'" in default and "-a '127.0.0.1:8000'" in default
 
 
+def test_make_serve_sends_text_compressed_as_a_host_does(tmp_path):
+    """MkDocs' development server (what `make serve` runs) behind the site's compress hook: a page
+    and a script travel gzip-compressed to a browser that accepts it, a small file and an image as
+    they are, and the page still carries the live-reload script MkDocs injects."""
+    import gzip
+    import threading
+    import urllib.request
+
+    from mkdocs.livereload import LiveReloadServer
+
+    from tfdist_kb.site import compress
+
+    assert "  - tfdist_kb/site/compress.py\n" in (ROOT / "mkdocs.yml").read_text()  # one of the site's hooks
+    page = "<html><body>" + "<p>MirroredStrategy</p>" * 200 + "</body></html>"
+    (tmp_path / "index.html").write_text(page)
+    (tmp_path / "app.js").write_text("var x = 1;\n" * 300)
+    (tmp_path / "small.css").write_text("p { color: red }")
+    (tmp_path / "image.png").write_bytes(b"\x89PNG" + bytes(4000))
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    server.watch(str(tmp_path))  # as mkdocs serve does: the pages get the live-reload script
+    server = compress.on_serve(server, config=None, builder=None)
+    server.server_bind()  # what LiveReloadServer.serve() does first, without its rebuild loop
+    server.server_activate()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+
+        def get(path):
+            request = urllib.request.Request(base + path, headers={"Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.headers.get("Content-Encoding"), answer.read()
+
+        encoding, body = get("")
+        assert encoding == "gzip" and "livereload" in gzip.decompress(body).decode()
+        assert gzip.decompress(body).decode().startswith("<html><body><p>MirroredStrategy</p>")
+        encoding, body = get("app.js")
+        assert encoding == "gzip" and gzip.decompress(body) == (tmp_path / "app.js").read_bytes()
+        assert get("small.css") == (None, b"p { color: red }")
+        assert get("image.png") == (None, (tmp_path / "image.png").read_bytes())
+    finally:
+        server.shutdown()
+
+
 # ---- the command line: a closed pipe, a huge bad argument -----------------------------------------
 
 def _python37():

@@ -92,7 +92,8 @@ def test_every_snippet_gives_the_same_record_forked_and_fresh(env, request):
     broken = {k: str(r) for k, r in list(fresh.items()) + list(fork.items()) if isinstance(r, Exception)}
     assert not broken, (sample, broken)
     ran = [k for k, r in fork.items() if r["outcome"] != "not-applicable"]
-    assert chosen and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0]) for k in ran), sample
+    assert chosen and all(fork[k]["mode"] == "fork" or expect.fresh_process(ROOT / k[0])
+                          or expect.tensorflow_log(ROOT / k[0]) for k in ran), sample
     assert all(fresh[k]["mode"] == "fresh" for k in ran), sample
     declared = {k: runner.expectations(ROOT / k[0])[env.name].exceptions for k in ran}  # interchangeable ones
     # every field the evidence compares, the whole message and its headline exactly as recorded
@@ -247,6 +248,18 @@ def test_a_snippet_can_declare_it_needs_a_fresh_process(tmp_path, default_env):
     with pytest.raises(expect.ExpectError, match="takes the reason"):
         expect.fresh_process(snippet(tmp_path, "", header='# /// tfdist\n# fresh-process = ""\n# [expect]\n'
                                                           '# default = "passes"\n# ///\n'))
+
+
+def test_a_snippet_can_declare_it_shows_tensorflows_own_log(tmp_path, default_env):
+    """The runner quiets TensorFlow's C++ log; a snippet about one of its lines runs, in a fresh
+    process, with the log level a user's machine has (the variable unset)."""
+    code = "import os\nprint('level:', os.environ.get('TF_CPP_MIN_LOG_LEVEL'))\n" + STRATEGY
+    header = '# /// tfdist\n# tensorflow-log = "it shows a warning of TensorFlow\'s C++ core"\n# [expect]\n' \
+             '# default = "passes"\n# ///\n'
+    shown = forked(snippet(tmp_path, code, header=header), default_env)
+    assert (shown["mode"], shown["stdout"]) == ("fresh", "level: None")
+    quiet = forked(snippet(tmp_path, code), default_env)
+    assert (quiet["mode"], quiet["stdout"]) == ("fork", "level: 2")
 
 
 def test_an_environment_can_opt_out(default_env):

@@ -169,6 +169,10 @@ HEADLINE_TIED = {
 # the entry only together with the frames around it (asking the signature to match the bare line
 # would answer every user who has that generic error). Their whole messages are still checked.
 HEADLINE_NOT_DISTINCTIVE = {
+    # gRPC's word for an address nobody answers at; the `remote target /job:ps/...` after it makes it TFD043's
+    "TFD043/failing.py": "`failed to connect to all addresses`: any unreachable task",
+    # Keras 3 under MultiWorkerMirroredStrategy: the one-component PerReplica of a batch tensor comes later
+    "TFD038/fit_multi_worker.py": "`Attempt to convert a value (PerReplica:{` is TFD014's generic headline",
     # tf.function's own message; it is TFD005's only with the EMA frames (`ema.apply(`, moving_averages.py)
     "TFD005/custom_loop_ema_per_replica_object.py": "tf.function's generic variable-creation error",
     # TF 1.15's headline is a bare `SystemError: <built-in function Flatten> returned a result with an
@@ -178,6 +182,18 @@ HEADLINE_NOT_DISTINCTIVE = {
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
 CUT_NOT_DISTINCTIVE = {
+    "TFD041/pass_the_dataset_itself.py": "`TypeError: unsupported `: a short message whose last word is the point",
+    "TFD041/failing.py": "`Input has an error, ... Failed copying input tensor from /job:chief/... to /j`: what could "
+                         "not be copied (`Unable to parse tensor proto`) comes last",
+    "TFD039/cluster_size_differs.py": "`Collective ops is aborted by: Device /job:worker/r`: the group sizes come after; "
+                                      "the prefix alone is any collective aborted by a peer",
+    "TFD039/host_list_order_differs.py": "`Collective ops is aborted by: /job:worker/replica:0/task:3/dev`: the words "
+                                         "`unknown device` come last; the prefix alone names only the device asked for",
+    "TFD040/predict_last_batch_smaller_than_replicas.py": "`could not broadcast input array from sh`: the shapes come "
+                                                          "after; the prefix alone is any numpy broadcasting error",
+    "TFD042/load_savedmodel_of_sharded_model.py": "`Can't convert node <class 'tensorflow.python.saved_model.load.Loader._recrea`: "
+                                                  "the revived class (`_UserObject`) comes after; the prefix alone is any "
+                                                  "SavedModel object the loader cannot use as a tensor",
     "TFD017/fit_generator_under_strategy.py": "`'Sequential' object has no attr` (Keras 3): the attribute is the point",
     "TFD033/add_per_replica_results.py": "`unsupported operand type(s) for +: 'Pe`: the operand types come after; "
                                          "the prefix alone is any Python TypeError of `+`",

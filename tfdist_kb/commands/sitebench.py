@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..site import registry
+from ..site import compress, i18n, registry, search_index
 
 ROOT = registry.ROOT
 ENTRY = "e/TFD001/"
@@ -28,7 +28,6 @@ LIGHTHOUSE = JS / "node_modules" / "lighthouse" / "cli" / "index.js"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 HEADLESS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"]
-COMPRESSIBLE = ("text/", "application/json", "application/javascript", "application/xml", "image/svg+xml")
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -52,10 +51,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             kind += "; charset=utf-8"
         self.send_response(200)
         self.send_header("Content-Type", kind)
-        if kind.startswith(COMPRESSIBLE) and "gzip" in self.headers.get("Accept-Encoding", ""):
-            body = gzip.compress(body, 6)
-            self.send_header("Content-Encoding", "gzip")
-            self.send_header("Vary", "Accept-Encoding")
+        body, headers = compress.compress(body, kind, self.headers.get("Accept-Encoding", ""))
+        for name, value in headers:
+            self.send_header(name, value)
         hashed = "/assets/" in self.path and any(part.count(".") >= 2 for part in self.path.split("/")[-1:])
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if hashed else "no-cache")
         self.send_header("Content-Length", str(len(body)))
@@ -141,10 +139,10 @@ def report(site: Path | None = None, rebuild: bool = True) -> int:
             seconds = build(site)
             print(f"site: strict build into an empty folder: {seconds:.1f} s (target < 10 s; {os.cpu_count()} cores)",
                   flush=True)
-        index = site / "search" / "search_index.json"
-        raw = index.read_bytes()
-        print(f"site: search index {len(raw) / 1024:.0f} KB, {len(gzip.compress(raw, 6)) / 1024:.0f} KB gzip-compressed",
-              flush=True)
+        for lang in i18n.LANGUAGES:  # one index per language (tfdist_kb.site.search_index): a page loads its own
+            raw = (site / search_index.prefix(lang) / "search" / "search_index.json").read_bytes()
+            print(f"site: search index ({lang}) {len(raw) / 1024:.0f} KB, {len(gzip.compress(raw, 6)) / 1024:.0f} KB "
+                  f"gzip-compressed", flush=True)
         server, base = serve(site)
         try:
             loaded = transfer(base + ENTRY)

@@ -23,6 +23,8 @@ Ending, so that no task outlives the run:
 - the time limit: every task still running is killed;
 - a parameter-server cluster (it has a `ps` task): its workers and parameter servers serve the chief
   (the coordinator) and never end by themselves; when the chief has ended they are stopped, `served`.
+  One of them that ends first (its machine lost) starts no grace: the coordinator deals with it, and
+  the chief's own outcome (or the time limit) ends the run.
 SPEC.json's folder gets `cluster.json`: for each task how it ended and whether this process stopped it,
 the ports, the network. When the runner dies (end-of-file on LIFELINE), every task is killed.
 
@@ -166,7 +168,9 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
         for i, process in enumerate(processes):
             if process.returncode is not None and "ended_after" not in report[i]:
                 report[i]["ended_after"] = round(now - started, 2)
-                if (failed_at is None and not report[i]["stopped"]
+                # a server of a parameter-server cluster that ends is the coordinator's to handle (it
+                # retries a lost worker's steps elsewhere; a lost parameter server fails its steps)
+                if (failed_at is None and not report[i]["stopped"] and i not in serving
                         and (process.returncode != 0 or _outcome(folders[i]) != "passed")):
                     failed_at, first = now, report[i]["task"]
         if serving and set(running) <= set(serving):

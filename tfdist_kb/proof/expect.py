@@ -21,6 +21,11 @@ A snippet that cannot run forked from a pre-imported TensorFlow (the fast mode o
 tfdist_kb.proof.forkserver), for example one that must set a variable before TensorFlow is imported,
 says so above [expect]: `# fresh-process = "sets TF_XLA_FLAGS before importing TensorFlow"`.
 
+The runner quiets TensorFlow's own log (`TF_CPP_MIN_LOG_LEVEL=2`: no INFO or WARNING lines from its
+C++ core). A snippet whose subject is such a line runs with the log as a user's machine has it (the
+variable unset, in a fresh process, since TensorFlow reads it once): it says so above [expect],
+`# tensorflow-log = "it shows the warning TensorFlow logs at the end of an epoch"`.
+
 A snippet that cannot run in the same Jupyter kernel as the snippets before it in its entry's
 notebook (tfdist_kb.site.notebooks runs them top to bottom in one kernel) says why above [expect]:
 `# restart-kernel = "a second MirroredStrategy in one process reuses the first one's collective keys"`.
@@ -55,7 +60,8 @@ BLOCK = re.compile(r"^# /// tfdist\s*$(?P<body>(?:\n#.*$)*?)\n# ///\s*$", re.MUL
 # The keys besides [expect] that a tfdist block may hold, each the reason for a way of running it.
 REASONS = {"fresh-process": "the snippet cannot run in a fork",
            "restart-kernel": "the snippet's notebook cell needs a restarted kernel",
-           "configures-devices": "the snippet sets up its own devices"}
+           "configures-devices": "the snippet sets up its own devices",
+           "tensorflow-log": "the snippet shows a line of TensorFlow's own log"}
 KINDS = ("passes", "raises", "prints", "not-applicable", "hangs")
 
 
@@ -215,6 +221,12 @@ def fresh_process(snippet: Path) -> str | None:
     """Why the snippet must run as a fresh process, not forked from a pre-imported TensorFlow
     (declared `fresh-process = "reason"` above [expect]), or None."""
     return _block(snippet).get("fresh-process")
+
+
+def tensorflow_log(snippet: Path) -> str | None:
+    """Why the snippet runs with TensorFlow's own log at a user's default level (declared
+    `tensorflow-log = "reason"` above [expect]), or None."""
+    return _block(snippet).get("tensorflow-log")
 
 
 def configures_devices(snippet: Path) -> str | None:

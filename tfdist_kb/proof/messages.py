@@ -19,6 +19,8 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]{6,}")
 # wherever the machine keeps temporary folders: `/tmp/tfdist-k2j3h4l5/tmp/model.keras` -> `<tmpdir>`
 _TMP = re.compile(r"(?<![\w.])/(?:[^\s\"'/]+/)*?(?:tmp[a-z0-9_]{6,}|tfdist-[a-z0-9_]{6,}|pytest-of-[^/\s]+)"
                   r"(?=[/\s'\":)\]]|$)[^\s'\"]*")
+# The same scratch folder written relative to the root (TF 2.5's `defined at tmp/tfdist-k2j3h4l5/tmp/x.py:18`)
+_TMP_RELATIVE = re.compile(r"(?<![\w./<])(?:[^\s\"'/()]+/)*?tfdist-[a-z0-9_]{6,}/[^\s'\"()]*")
 # `ValueError: text`, `tensorflow.python.framework.errors_impl.InvalidArgumentError: text`
 _RAISED = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception|Warning|Exit))\s*:\s*(\S.*)$")
 # Lines that frame the message rather than state it
@@ -127,7 +129,7 @@ def normalise(text: str, checkout: Path = CHECKOUT) -> str:
     text = _REPO_PREFIX.sub("", text)
     text = _RELATIVE_TO.sub(r"\1<checkout>:", text)
     text = _without_tempdir(text, tempfile.gettempdir())
-    text = _TMP.sub("<tmpdir>", text)
+    text = _TMP_RELATIVE.sub("<tmpdir>", _TMP.sub("<tmpdir>", text))
     text = _without_runner_frames(text)
     text = _ATTRS.sub(_sorted_attrs, text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())

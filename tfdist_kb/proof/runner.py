@@ -171,6 +171,8 @@ def _launch_fresh(job: Job, scratch: Path, result_file: Path, tmpdir: Path, time
     """A new interpreter runs tfdist_kb.proof.child: (stdout, stderr, timed out, how it ended)."""
     environ = job.env.process_environ()
     environ["TMPDIR"] = str(tmpdir)  # the snippet's temporary files go with the scratch folder
+    if _declares_tensorflow_log(job):  # TensorFlow's own log as a user's machine has it
+        environ.pop("TF_CPP_MIN_LOG_LEVEL", None)
     # The child's lifeline: this process holds the write end; the child sees end-of-file when this
     # process dies (even by SIGKILL), and then removes the scratch folder and its process group.
     lifeline, held = os.pipe()
@@ -212,12 +214,19 @@ def _launch_forked(job: Job, scratch: Path, result_file: Path, tmpdir: Path, tim
     return read("stdout"), read("stderr"), reply.timed_out, _ended(reply.exit, reply.signal)
 
 
+def _declares_tensorflow_log(job: Job) -> bool:
+    try:
+        return bool(expect.tensorflow_log(job.snippet))
+    except expect.ExpectError:
+        return False
+
+
 def mode_of(job: Job, mode: str) -> str:
     """'fork' where the fast mode is asked for and safe for this snippet and environment, else 'fresh'."""
     if mode != "fork" or not job.env.fork:
         return "fresh"
     try:
-        return "fresh" if expect.fresh_process(job.snippet) else "fork"
+        return "fresh" if expect.fresh_process(job.snippet) or expect.tensorflow_log(job.snippet) else "fork"
     except expect.ExpectError:
         return "fresh"
 
@@ -367,11 +376,18 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
     raised = sorted((r for r in runs if r["result"].get("outcome") == "raised"),
                     key=lambda r: (r["result"].get("raised_at", float("inf")),
                                    r["task"] != summary.get("first_failed")))
+    # a parameter-server cluster: a server that ended by itself (its machine lost) is the coordinator's to
+    # deal with, and the run is the coordinator's (chief:0, the first task) to judge
+    coordinated = any(r["task"].startswith("ps:") for r in runs) and runs[0]["task"] == "chief:0"
+    lost = [r for r in runs if r["stopped"] is None and not r["result"]
+            and not (coordinated and r is not runs[0])]
     if raised:
         outcome = "raised"
-    elif all(r["result"].get("outcome") == "passed" or r["served"] for r in runs):
+    elif all(r["result"].get("outcome") == "passed" or r["served"] for r in runs) or (
+            coordinated and runs[0]["result"].get("outcome") == "passed"
+            and all(r["served"] or not r["result"] for r in runs[1:])):
         outcome = "passed"
-    elif any(r["stopped"] == "time limit" for r in runs) and not any(r["stopped"] is None and not r["result"] for r in runs):
+    elif any(r["stopped"] == "time limit" for r in runs) and not lost:
         if not may_hang:
             raise RunnerError(f"{job.rel} on {job.env.name}: no result after the time limit of {time_limit:.0f} s; "
                               + "; ".join(f"{r['task']}: {_last_output(r['stdout'], r['stderr'])}" for r in runs))

@@ -28,6 +28,17 @@ def short(device):
     return "%s:%d" % (found.group(1).upper(), int(found.group(2))) if found else None
 
 
+def _tf_config_replica_tasks():
+    """How many tasks hold replicas (chief and workers) in the cluster TF_CONFIG names now, or None."""
+    import os
+
+    try:
+        cluster = json.loads(os.environ.get("TF_CONFIG") or "{}").get("cluster") or {}
+        return sum(len(cluster.get(job) or ()) for job in ("chief", "worker")) or None
+    except (ValueError, TypeError, AttributeError):
+        return None
+
+
 def _tf_config_task():
     """The task TF_CONFIG gives this process ('worker:1'), or None: what the task itself was told."""
     import os
@@ -132,6 +143,8 @@ class Witness(object):
             "replicas": int(strategy.num_replicas_in_sync),
             "devices": [str(d) for d in getattr(extended, "worker_devices", ())],
         }
+        if seen["class"].startswith("MultiWorkerMirrored") or seen["class"].startswith("CollectiveAllReduce"):
+            seen["told_tasks"] = _tf_config_replica_tasks()  # the cluster this task was told when it made it
         if seen["class"].startswith("ParameterServerStrategy"):  # its tasks: how many workers, how many ps
             resolver = getattr(strategy, "_cluster_resolver", None)
             if resolver is not None:
@@ -355,7 +368,11 @@ def cluster_problems(tasks, outcome):
                 continue
             devices = [placed(d) or d for d in s["devices"]]
             label = "%s: %s over %s" % (name, s["class"], ", ".join(devices) or "no devices")
-            if s["replicas"] != REPLICAS:
+            # a raised run whose task was told another cluster (the documented mistake) counts the replicas
+            # of that cluster; its own device is still one of the 4 below
+            told_other = outcome == "raised" and s.get("told_tasks") not in (None, REPLICAS) \
+                and s["replicas"] == s["told_tasks"]
+            if s["replicas"] != REPLICAS and not told_other:
                 found.append("%s: %d replica(s) in sync, not %d" % (label, s["replicas"], REPLICAS))
             foreign = [d for d in devices if not d.startswith(name + "/")]
             if foreign:

@@ -154,12 +154,9 @@ def search_data(index: dict | None = None, directory_urls: bool = True) -> dict:
     """What the site's search box matches a pasted message with: each published entry's path (as
     this build publishes its page) and signatures, each with the literal score `tfdist.matcher`
     gives it (the scoring is the matcher's; the browser only runs the expressions)."""
-    from . import i18n
 
     index = index or build()
     return {"schema": SCHEMA, "max_text": matcher.MAX_TEXT, "term_text": matcher.TERM_TEXT,
-            # the one search index holds every language; a page's results are in its own language
-            "languages": {lang: ("" if lang == i18n.DEFAULT else f"{lang}/") for lang in i18n.LANGUAGES},
             "entries": [
         {"id": e["id"], "path": page_path(e["path"], directory_urls),
          "signatures": [[_javascript(s), matcher.literal_score(s)] for s in e["signatures"]],

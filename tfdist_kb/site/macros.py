@@ -551,7 +551,7 @@ def error_index() -> str:
         out.append(f'<div class="tfd-errors" markdown>\n\n| {t("message")} | {t("reproduced_on")} |\n|---|---|')
         for (exception, headline), runs in groups.items():
             # the message is text: no Markdown inside it (a backtick would open a code span in the code)
-            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;").replace("`", "&#96;")
+            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;").replace("`", "&#96;").replace("[", "&#91;")
             out.append(f'| <code class="tfd-message" {pages.MARK_ATTRIBUTE}="evidence">{text}</code> '
                        f'| {_from(_releases_prose(runs))} |')
         out.append("\n</div>\n")

@@ -14,7 +14,8 @@ the coordinator and the workers and parameter servers serve it (`tf.distribute.S
 never returns): they are ended when the chief ends. When one task fails, the others usually wait in a
 collective for it: they get GRACE seconds, then they are ended, so a failure never leaves processes
 behind. A task that raised is reported as the exception `TaskFailed` (its class name is the task's
-exception's, e.g. `RuntimeError`, and its message names the task), the first task to fail first.
+exception's, e.g. `RuntimeError`, and its message names the task): of the tasks that failed, the
+first to raise an exception, else the first to crash.
 
 Each task runs in a folder of its own (`task0-worker-0`, ...) inside a fresh temporary folder made for
 this run, as the knowledge base's runner runs them: files a task writes stay its own, `..` is shared by
@@ -104,7 +105,7 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
         processes.append(subprocess.Popen([python or sys.executable, script], env=environ, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, universal_newlines=True,
                                           start_new_session=True, cwd=folder))
-    outputs, failed, first, served = {}, None, None, set()
+    outputs, failed, served, ended = {}, None, set(), {}  # ended: task -> when it was seen failing
     # a parameter-server cluster: the workers and parameter servers serve the chief until it ends
     serving = [n for n, (kind, _) in zip(names, tasks) if kind != "chief"] if ps and chief else []
     deadline = time.monotonic() + timeout
@@ -118,14 +119,15 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
         for reader in readers:
             reader.daemon = True
             reader.start()
-        while any(p.poll() is None for p in processes):
-            if serving and all(p.poll() is not None for n, p in zip(names, processes) if n not in serving):
+        while [p.poll() for p in processes].count(None):  # every task looked at, each time
+            if serving and all(p.returncode is not None for n, p in zip(names, processes) if n not in serving):
                 served.update(n for n, p in zip(names, processes) if n in serving and p.poll() is None)
                 break  # the coordinator ended: its servers are ended below
             now = time.monotonic()
-            if failed is None:
-                first = next((n for n, p in zip(names, processes) if p.returncode not in (None, 0)), None)
-                failed = now if first else None
+            for n, p in zip(names, processes):  # a server of a parameter-server cluster that ends is the coordinator's
+                if p.returncode not in (None, 0) and n not in serving and n not in ended:
+                    ended[n] = now
+            failed = min(ended.values()) if ended else None
             if now > deadline or (failed is not None and now > failed + GRACE):
                 break
             time.sleep(0.05)
@@ -143,8 +145,11 @@ def local_cluster(script, workers=4, chief=0, ps=0, timeout=600, python=None, sh
     if show:
         for name in names:
             print("--- {} ---\n{}".format(name, outputs.get(name, "").rstrip()))
-    if first is None:
-        first = next((n for n, p in zip(names, processes) if p.returncode != 0 and n not in served), None)
+    # the task that failed first leads, one that raised an exception before one that crashed (a task that
+    # dies takes no exception with it; the others' errors say what its loss did)
+    order = sorted(ended, key=lambda n: (_exception(outputs.get(n, ""))[0] is None, ended[n]))
+    first = order[0] if order else next((n for n, p in zip(names, processes) if p.returncode != 0 and n not in serving),
+                                        None)
     if first is not None:
         name, message = _exception(outputs.get(first, ""))
         raise type(name or "TaskFailed", (TaskFailed,), {})(first, name, message, outputs.get(first, ""))

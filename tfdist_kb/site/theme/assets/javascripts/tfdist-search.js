@@ -157,15 +157,8 @@
 
   function page(location) { return location.split("#")[0]; }
 
-  /* The one search index holds every language: keep the page's own (its path prefix, "zh/") */
-  var lang = (document.documentElement.lang || "").split("-")[0];
-  var prefixes = Object.keys(data.languages).map(function (k) { return data.languages[k]; })
-    .filter(Boolean);
-  var prefix = data.languages[lang] || "";
-  function mine(location) {
-    if (prefix) return location.indexOf(prefix) === 0;
-    return !prefixes.some(function (p) { return location.indexOf(p) === 0; });
-  }
+  /* Each language has its own index (tfdist_kb.site.search_index), its locations relative to the
+     language's root, which is the page's Material `base`: an entry's path is the same in every one */
 
   /* A page's words, as a reader sees them: tags removed, entities decoded, spaces collapsed */
   var texts = {};
@@ -216,12 +209,12 @@
 
   function rerank(result, query, docs) {
     if (!result) return result;
-    var groups = (result.items || []).filter(function (g) { return g.length && mine(g[0].location); });
+    var groups = (result.items || []).filter(function (g) { return g.length; });
     groups = verbatim(groups, query, docs);
     var found = explain(query);
     var message = plain(query).split(" ").length > 8;  /* a message, not a few words typed */
     var first = found.map(function (hit) {
-      var path = prefix + hit.path;
+      var path = hit.path;
       var own = groups.filter(function (g) { return page(g[0].location) === path; })[0];
       if (own) return highlight(own, hit.byTerm === true && !message);  /* a term: the words typed */
       var doc = (docs || []).filter(function (d) { return d.location === path; })[0];

@@ -1,0 +1,41 @@
+# /// tfdist
+# cluster = { worker = 4 }
+# [expect]
+# default = { raises = "InvalidArgumentError", match = "unknown device" }
+# "tf2.4" = { raises = ["FailedPreconditionError", "UnavailableError"], match = "failed to resolve|cluster check alive failed" }
+# "tf2.5" = { raises = ["FailedPreconditionError", "UnavailableError"], match = "failed to resolve|cluster check alive failed" }
+# "tf1.15" = { not-applicable = "TF 1.15 has no tf.distribute.MultiWorkerMirroredStrategy or Strategy.run" }
+# ///
+# --8<-- [start:example]
+import json
+import os
+
+# What a start script does on each machine: the scheduler gives the worker its
+# rank, and the cluster is written from this machine's copy of the host list.
+launcher = json.loads(os.environ["TF_CONFIG"])
+rank = launcher["task"]["index"]
+hosts = list(launcher["cluster"]["worker"])
+if rank in (2, 3):
+    # On two machines the copy lists the last two hosts the other way round.
+    hosts[2], hosts[3] = hosts[3], hosts[2]
+os.environ["TF_CONFIG"] = json.dumps(
+    {"cluster": {"worker": hosts}, "task": {"type": "worker", "index": rank}})
+
+import tensorflow as tf  # noqa: E402
+
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+
+with strategy.scope():
+    weight = tf.Variable(1.0)
+
+
+@tf.function
+def step(batch):
+    ctx = tf.distribute.get_replica_context()
+    total = ctx.all_reduce(tf.distribute.ReduceOp.SUM, tf.reduce_sum(batch) * weight)
+    weight.assign_add(total)
+    return total
+
+
+print(strategy.run(step, args=(tf.ones([4]),)))
+# --8<-- [end:example]

@@ -1,0 +1,42 @@
+# /// tfdist
+# cluster = { chief = 1, worker = 4, ps = 1 }
+# [expect]
+# default = "passes"
+# "tf1.15" = { not-applicable = "TF 1.15 has no ParameterServerStrategy with a ClusterCoordinator (tf.distribute.experimental.coordinator)" }
+# "tf2.4" = { raises = "TypeError", match = "unsupported callable" }
+# "tf2.5" = { raises = "TypeError", match = "unsupported callable" }
+# ///
+# --8<-- [start:example]
+import tensorflow as tf
+
+resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+if resolver.task_type in ("worker", "ps"):  # every task runs this file: these ones only serve
+    tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,
+                         task_index=resolver.task_id, protocol="grpc", start=True).join()
+
+strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+
+dataset = tf.data.Dataset.from_tensor_slices(tf.ones([64, 3])).batch(4).repeat()
+
+with strategy.scope():
+    w = tf.Variable(tf.zeros([3]))
+
+# The dataset object itself, not a function that returns it: the coordinator serializes how
+# it is built and each worker rebuilds it.
+iterator = iter(coordinator.create_per_worker_dataset(dataset))
+
+
+@tf.function
+def step(it):
+    def replica_fn(batch):
+        w.assign_add(tf.reduce_sum(batch, 0))
+    strategy.run(replica_fn, args=(next(it),))
+
+
+for _ in range(20):
+    coordinator.schedule(step, args=(iterator,))
+coordinator.join()
+print("w =", w.numpy())
+assert (w.numpy() == 80).all()
+# --8<-- [end:example]
