@@ -340,3 +340,30 @@ def test_a_failing_cluster_is_compared_on_what_timing_does_not_choose():
     assert evidence.differences(committed, dict(reworded, tasks=tasks[:3])) != []
     passed = dict(committed, outcome="passed", exception=None, headline=None, message=None)
     assert evidence.differences(passed, dict(passed, tasks=[dict(t, stdout="other") for t in tasks])) != []
+
+
+def _mwms_task(i, **extra):
+    device = f"/job:worker/replica:0/task:{i}/device:CPU:0"
+    return {"strategies": [{"class": "MultiWorkerMirroredStrategy", "replicas": 4, "devices": [device],
+                            "told_tasks": 4}],
+            "runtime_devices": [device], "tf_config_task": f"worker:{i}", "ran": {}, **extra}
+
+
+def test_a_task_stopped_inside_its_strategys_constructor_counts_only_in_a_run_that_raised():
+    """TF 2.4-2.5's MultiWorkerMirroredStrategy waits in its constructor for the whole cluster: once
+    one task has raised, the others can be stopped there, with no strategy to show. In a run that
+    raised, such a task is its one CPU; a task that never reached a constructor, or any of it in a
+    passing run, is still refused."""
+    from tfdist_kb.proof import witness
+
+    waiting = {"strategies": [], "constructing": "MultiWorkerMirroredStrategy", "ran": {}, "runtime_devices": None}
+    tasks = [("worker:0", _mwms_task(0)), ("worker:1", dict(waiting, tf_config_task="worker:1")),
+             ("worker:2", dict(waiting, tf_config_task="worker:2")), ("worker:3", _mwms_task(3))]
+    assert witness.cluster_problems(tasks, "raised") == []
+    assert witness.cluster_problems(tasks, "passed")
+    never = dict(tasks[1][1], constructing=None)
+    assert any("worker:1: created no tf.distribute strategy" in p
+               for p in witness.cluster_problems([tasks[0], ("worker:1", never)] + tasks[2:], "raised"))
+    # the same worker index twice is still two tasks on one device
+    twice = [tasks[0], ("worker:1", _mwms_task(0, tf_config_task="worker:1"))] + tasks[2:]
+    assert witness.cluster_problems(twice, "raised")

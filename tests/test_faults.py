@@ -361,16 +361,26 @@ def test_closed_pipe_is_quiet(python, args):
     err = process.stderr.read().decode()
     assert process.wait() == 0 and err == ""
     # the reader is gone before anything is written: a broken pipe, exit 141 as after SIGPIPE
-    process = _tfdist(python, args, stdout=subprocess.PIPE)
-    process.stdout.close()
+    assert _with_reader_gone(python, args) == (141, "")
+
+
+def _with_reader_gone(python, args):
+    """Exit status and standard error of `python -m tfdist ARGS` whose stdout is a pipe nobody reads.
+
+    The read end is closed before the process starts, so its first write always meets a broken pipe
+    (closing it after the start races a short output that fits the pipe's buffer)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        process = _tfdist(python, args, stdout=write_end)
+    finally:
+        os.close(write_end)
     err = process.stderr.read().decode()
-    assert process.wait() == 141 and err == ""
+    return process.wait(), err
 
 
 def test_closed_pipe_is_quiet_for_the_knowledge_base_commands():
-    process = _tfdist(sys.executable, ["run", "--help"], stdout=subprocess.PIPE)
-    process.stdout.close()
-    assert process.wait() == 141 and process.stderr.read() == b""
+    assert _with_reader_gone(sys.executable, ["run", "--help"]) == (141, "")
 
 
 def _one_short_line(done, status):

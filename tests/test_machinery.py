@@ -59,6 +59,14 @@ def test_evidence_differences_are_named():
     # headline and whole message are compared exactly: the runner normalised both before storing them
     assert evidence.differences(raised, dict(raised, headline=raised["headline"] + "_3"))
     assert [d.split(":")[0] for d in evidence.differences(raised, dict(raised, message=raised["message"] + "!"))] == ["message"]
+    # several replicas failing together: how many had reported is timing; the first one's message is not
+    several = {"outcome": "raised", "headline": "Dimension -2147483648 must be >= 0",
+               "message": "Graph execution error:\n\n4 root error(s) found.\n  (0) INVALID_ARGUMENT:  Dimension "
+                          "-2147483648 must be >= 0\n  (1) INVALID_ARGUMENT:  Dimension -2147483648 must be >= 0"}
+    one = dict(several, message="Graph execution error:\n\nDetected at node replica_3/ones\nDimension -2147483648 "
+                                "must be >= 0")
+    assert evidence.differences(several, one) == [] and evidence.differences(one, several) == []
+    assert evidence.differences(several, dict(one, headline="Dimension -1 must be >= 0"))
 
 
 def test_normalise_removes_addresses_and_temp_paths():

@@ -1,4 +1,5 @@
 # /// tfdist
+# fresh-process = "its message quotes the replica thread's Python frames, which a run forked from a pre-imported TensorFlow names differently"
 # [expect]
 # default = { raises = "InvalidArgumentError", match = "Dimension -2147483648 must be >= 0" }
 # ///

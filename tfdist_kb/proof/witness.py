@@ -107,11 +107,14 @@ class Witness(object):
         original = cls.__init__
 
         def __init__(instance, *args, **kwargs):
+            self._constructing(label)
             try:
                 original(instance, *args, **kwargs)
             except Exception as error:
                 self._strategy_failed(error, label)
                 raise
+            finally:
+                self._constructing(None)
 
         cls.__init__ = __init__  # a task stopped before its first strategy still leaves what it was told
 
@@ -161,6 +164,16 @@ class Witness(object):
                 ran.append(name)
                 ran.sort()
                 self._save(False)
+
+    def _constructing(self, label):
+        """A strategy's constructor is running (`label`) or has returned (None): a task stopped inside
+        it (TF 2.4-2.5's MultiWorkerMirroredStrategy waits there for every worker) leaves that."""
+        with self._lock:
+            if label:
+                self.record["constructing"] = label
+            else:
+                self.record.pop("constructing", None)
+            self._save(False)
 
     def _strategy_failed(self, error, label):
         """A strategy that never came to exist: its constructor raised `error`."""
@@ -318,6 +331,16 @@ def placed(device):
     return "%s:%s/%s" % (found.group("job"), found.group("task"), short(device))
 
 
+def _stopped_constructing(record):
+    """A task of a run that raised, stopped by the runner inside its first strategy's constructor (a
+    MultiWorkerMirroredStrategy of TF 2.4-2.5 waits there for the whole cluster, which a task that raised
+    never joins): that strategy, as far as it came. Any other record as it is."""
+    if not record or record.get("strategies") or not record.get("constructing"):
+        return record
+    return dict(record, strategies=[{"class": record["constructing"], "replicas": None, "devices": [],
+                                     "stopped": True}])
+
+
 def cluster_problems(tasks, outcome):
     """Why the witnesses of a cluster's tasks (a list of (task name, record or None)) do not prove that
     4 replicas in all ran on 4 distinct devices ([] if they do): in every task, every strategy has 4
@@ -327,6 +350,8 @@ def cluster_problems(tasks, outcome):
     same ones); a passing run ran a replica function on all 4 replica ids across the tasks."""
     found = []
     serving = any(name.startswith("ps:") for name, _ in tasks)  # its workers and ps create no strategy
+    if outcome == "raised":
+        tasks = [(name, _stopped_constructing(record)) for name, record in tasks]
     for name, record in tasks:
         if not record or not record.get("strategies") and not (serving and not name.startswith("chief:")):
             found.append("%s: %s" % (name, "no device record" if not record else "created no tf.distribute strategy"))
@@ -356,6 +381,9 @@ def cluster_problems(tasks, outcome):
                 continue
             s = record["strategies"][k]
             runtime = record.get("runtime_devices")
+            if s.get("stopped"):  # stopped inside its constructor once another task had raised: the
+                union.append(name + "/CPU:0")  # replica it was to be is its CPU, as a plain process has it
+                continue
             if s.get("raised"):
                 # its constructor raised (the run's documented failure): the replica it was to be
                 # is the task's CPU, as the runtime has it

@@ -458,6 +458,10 @@ def doctor(strategy, model=None, optimizer=None, raise_on=None):
     Call it eagerly, after building (or training) the model: it reads every variable's copies."""
     tf = _import_tensorflow()
     _check_arguments(tf, strategy, model, optimizer, raise_on)
+    if type(strategy).__name__.startswith("ParameterServerStrategy"):
+        # its variables live on the parameter servers, one copy each, and its replicas on the workers
+        # of a cluster: none of the checks below (copies per replica, devices of this process) applies
+        return Findings([])
     findings = Findings(_check_devices(strategy))
     variables, statistics = [], []
     if model is not None:
