@@ -432,6 +432,71 @@ def test_internal_links_jump_to_destinations_in_the_pdf(books, lang):
     assert not [u for u in uris if not (u.startswith(PUBLISHED) or pages.CITED.match(u))], uris
 
 
+def _layout_lines(path: Path) -> list[tuple[int, float, float, str]]:
+    """(page, xMin, yMin, squashed text) of every printed row, top to bottom: the words poppler finds
+    at the same height, left to right (a comment in another colour is a line of its own to poppler)."""
+    boxes = _run("pdftotext", "-bbox", str(path), "-")
+    found = []
+    for number, page in enumerate(re.findall(r"<page .*?</page>", boxes, re.DOTALL), 1):
+        words = sorted((float(y0) + float(y1), float(x0), html.unescape(word)) for x0, y0, y1, word in
+                       re.findall(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">(.*?)</word>', page))
+        rows: list[list[tuple[float, float, str]]] = []
+        for word in words:  # heights within 3 points (an italic comment sits a little higher): one row
+            if rows and word[0] - rows[-1][0][0] < 6:
+                rows[-1].append(word)
+            else:
+                rows.append([word])
+        for row in rows:
+            row.sort(key=lambda w: w[1])
+            found.append((number, row[0][1], row[0][0] / 2, squash("".join(w for _, _, w in row))))
+    return found
+
+
+def test_no_page_is_left_mostly_blank_inside_a_page(books, lang):
+    """A page that the next page continues (it does not start a page of the site) is at least a third
+    full: a table, listing or fold too tall for what is left of a page continues on the next one
+    instead of leaving the rest blank (outcome tables used to move whole: 65 pages in English were
+    less than 60% full, down to 7%)."""
+    path, _, _ = books[lang]
+    starts = {page for _, page in outline(path)}
+    top, bottom = pdf.MARGIN_MM["top"] * MM, A4_POINTS[1] - pdf.MARGIN_MM["bottom"] * MM
+    lowest: dict[int, float] = {}
+    pages = re.findall(r"<page .*?</page>", _run("pdftotext", "-bbox", str(path), "-"), re.DOTALL)
+    for number, page in enumerate(pages, 1):  # the footer (page number) lies below the bottom margin
+        lowest[number] = max([y for y in map(float, re.findall(r'yMax="([\d.]+)"', page)) if y < bottom] or [top])
+    blank = [(n, f"{(lowest[n] - top) / (bottom - top):.0%} full") for n in range(1, len(pages))
+             if n + 1 not in starts and (lowest[n] - top) / (bottom - top) < 1 / 3]
+    assert len(pages) > 10 and not blank, f"pages less than a third full before a page that continues them: {blank[:10]}"
+
+
+def test_a_long_code_line_wraps_under_its_indentation(books, lang):
+    """A code line too long for the page goes on under its own indentation (further in than where
+    the line starts), not back at the left edge of the listing, where it would read as a new line."""
+    path, _, _ = books[lang]
+    lines = _layout_lines(path)
+    by_start: dict[str, list[int]] = {}
+    for i, (_, _, _, text) in enumerate(lines):
+        by_start.setdefault(text[:24], []).append(i)
+    checked, wrong = 0, []
+    for page in nav_pages():
+        for where, code in code_blocks(source(page, lang)):
+            for line in code.splitlines():
+                want = squash(line)
+                if len(want) < 60 or "{{" in line:
+                    continue
+                for i in by_start.get(want[:24], []):
+                    first, rest = lines[i], lines[i + 1] if i + 1 < len(lines) else None
+                    if not (rest and first[0] == rest[0] and rest[2] > first[2] and len(first[3]) < len(want) and want.startswith(first[3])
+                            and want.startswith(first[3] + rest[3][:10]) and rest[3]):
+                        continue  # printed whole on one line, or not this line
+                    checked += 1
+                    if rest[1] <= first[1] + 1:
+                        wrong.append(f"{where}: {line.strip()[:50]!r} goes on at x={rest[1]:.0f}, left of where "
+                                     f"it starts (x={first[1]:.0f})")
+    assert checked, "no code line long enough to wrap was found printed"
+    assert not wrong, f"{len(wrong)} wrapped code lines go back to the left edge, e.g.\n" + "\n".join(wrong[:5])
+
+
 def test_nothing_is_wider_than_the_page(books, lang):
     """No word outside the printable width: tables and code wrap or shrink (clipped text would still
     be in the PDF, outside the margin)."""
