@@ -367,3 +367,48 @@ def test_a_task_stopped_inside_its_strategys_constructor_counts_only_in_a_run_th
     # the same worker index twice is still two tasks on one device
     twice = [tasks[0], ("worker:1", _mwms_task(0, tf_config_task="worker:1"))] + tasks[2:]
     assert witness.cluster_problems(twice, "raised")
+
+
+def _script(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text("import json, os, sys, time\n"
+                    "task = json.loads(os.environ['TF_CONFIG'])['task']\n"
+                    "me = '%s:%d' % (task['type'], task['index'])\n" + body)
+    return str(path)
+
+
+def test_local_cluster_leads_with_a_task_that_raised_over_one_that_crashed_earlier(tmp_path):
+    """The lead rule of tfdist.local_cluster, on plain Python tasks: worker:0 dies first without an
+    exception, worker:2 raises later; the one that raised says what went wrong and leads. With no
+    task raising, the first one that crashed leads; every task ends (the others are stopped)."""
+    from tfdist.cluster import TaskFailed, local_cluster
+
+    script = _script(tmp_path, "lead.py",
+                     "if me == 'worker:0':\n    os._exit(3)\n"
+                     "if me == 'worker:2':\n    time.sleep(1.0)\n    raise ValueError('worker 2 saw a bad shard')\n"
+                     "time.sleep(120)\n")
+    with pytest.raises(TaskFailed) as caught:
+        local_cluster(script, workers=4, python=sys.executable, show=False, timeout=60)
+    assert (caught.value.task, caught.value.exception) == ("worker:2", "ValueError")
+    assert type(caught.value).__name__ == "ValueError" and "worker 2 saw a bad shard" in str(caught.value)
+
+    crashed = _script(tmp_path, "crash.py", "if me == 'worker:1':\n    os._exit(3)\ntime.sleep(120)\n")
+    started = time.monotonic()
+    with pytest.raises(TaskFailed) as caught:
+        local_cluster(crashed, workers=3, python=sys.executable, show=False, timeout=60)
+    assert caught.value.task == "worker:1" and caught.value.exception is None
+    assert time.monotonic() - started < 60, "the others were not stopped after the grace period"
+
+
+def test_local_cluster_never_leads_with_a_server_of_a_parameter_server_cluster(tmp_path):
+    """A worker or parameter server that ends by itself is the coordinator's business: the chief's
+    own exception leads."""
+    from tfdist.cluster import TaskFailed, local_cluster
+
+    script = _script(tmp_path, "ps.py",
+                     "if me == 'ps:0':\n    raise OSError('parameter server lost')\n"
+                     "if me == 'chief:0':\n    time.sleep(1.0)\n    raise RuntimeError('the coordinator gave up')\n"
+                     "time.sleep(120)\n")
+    with pytest.raises(TaskFailed) as caught:
+        local_cluster(script, workers=2, chief=1, ps=1, python=sys.executable, show=False, timeout=60)
+    assert (caught.value.task, caught.value.exception) == ("chief:0", "RuntimeError")
