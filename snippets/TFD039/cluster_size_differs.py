@@ -1,7 +1,7 @@
 # /// tfdist
 # cluster = { worker = 4 }
 # [expect]
-# default = { raises = "InternalError", match = "group with size ?5, but that group has size 4|group with size ?4, but that group has size 5|group_size [45] and group_key ?1 but that group has size [45]" }
+# default = { raises = "InternalError", match = "group with size ?5, but that group has size 4|group with size ?4, but that group has size 5|group_size 5 and group_key ?1 but that group has size 4|group_size 4 and group_key ?1 but that group has size 5" }
 # "tf1.15" = { not-applicable = "TF 1.15 has no tf.distribute.MultiWorkerMirroredStrategy or Strategy.run" }
 # ///
 # --8<-- [start:example]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import re
 from pathlib import Path
 
 from . import files, messages
@@ -27,8 +26,6 @@ COMPARED = ("outcome", "exception", "headline", "message", "replicas", "ran_on",
             "tensorflow", "keras", "keras_package", "tasks")
 # `tasks`: a run of a local cluster (tfdist_kb.proof.cluster) says what each task did (outcome, exception,
 # headline, stdout); absent from the record of a run in one process.
-# A message in which several replicas report ("N root error(s) found"): see differences().
-_SEVERAL = re.compile(r"^\d+ root error\(s\) found\.?$", re.MULTILINE)
 EXECUTED = ("passed", "raised", "timed-out")  # the outcomes of a run that really ran
 
 
@@ -121,7 +118,7 @@ def differences(committed: dict, fresh: dict, exceptions: tuple[str, ...] = ()) 
     # Several replicas of one process that fail together: how many of them have reported when the error
     # reaches Python ("3 root error(s) found", or one replica's error alone) is timing too. The first
     # one's own message, the headline, is compared; the whole message is not.
-    several = any(_SEVERAL.search(record.get("message") or "") for record in (committed, fresh))
+    several = any(messages.several_reported(record.get("message")) for record in (committed, fresh))
     for name in COMPARED:
         if swapped and name in ("exception", "headline", "message"):
             continue

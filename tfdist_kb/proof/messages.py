@@ -232,6 +232,11 @@ _FIRST_ROOT = re.compile(r"^\s*\(0\)\s*(?:[A-Z_]+:\s*)?(\S.*)$")
 _BARE_RAISE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception))\s*:?\s*$")
 
 
+def several_reported(message: str) -> bool:
+    """Several replicas' errors reached Python together: `message` lists "N root error(s) found"."""
+    return any(_ROOT_ERRORS.match(line.strip()) for line in (message or "").splitlines())
+
+
 def headline(message: str) -> str:
     """The one line of `message` that names the problem (without a repeated exception name)."""
     lines = (message or "").splitlines()
