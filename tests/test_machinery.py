@@ -67,6 +67,12 @@ def test_evidence_differences_are_named():
                                 "must be >= 0")
     assert evidence.differences(several, one) == [] and evidence.differences(one, several) == []
     assert evidence.differences(several, dict(one, headline="Dimension -1 must be >= 0"))
+    # interchangeable exceptions (declared): one may stop the run at another line than the other did
+    stopped = {"outcome": "raised", "exception": "InvalidArgumentError", "headline": "Shape mismatch", "stdout": "stage 1"}
+    later = dict(stopped, exception="AssertionError", headline="took 1 of 2 steps", stdout="stage 1\nstage 2")
+    assert evidence.differences(stopped, later, ("InvalidArgumentError", "AssertionError")) == []
+    assert evidence.differences(stopped, dict(stopped, stdout="stage 1\nstage 2"), ("InvalidArgumentError", "AssertionError"))
+    assert evidence.differences(stopped, later, ("InvalidArgumentError", "CancelledError"))
 
 
 def test_normalise_removes_addresses_and_temp_paths():

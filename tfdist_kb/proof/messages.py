@@ -228,7 +228,12 @@ def _is_code(lines: list[str], i: int) -> bool:
 
 
 _ROOT_ERRORS = re.compile(r"^\d+ root error\(s\) found\.?$")
-_FIRST_ROOT = re.compile(r"^\s*\(0\)\s*(?:[A-Z_]+:\s*)?(\S.*)$")
+# TensorFlow's status codes, as `(0) INVALID_ARGUMENT: ...` (newer releases) or `(0) Invalid argument: ...`
+# (TF 2.4 and before) start the first replica's error; the code is the exception's name said again.
+_STATUS_NAMES = ("Cancelled|Unknown|Invalid argument|Deadline exceeded|Not found|Already exists|Permission denied|"
+                 "Resource exhausted|Failed precondition|Aborted|Out of range|Unimplemented|Internal|Unavailable|"
+                 "Data loss|Unauthenticated")
+_FIRST_ROOT = re.compile(r"^\s*\(0\)\s*(?:(?:[A-Z_]+|" + _STATUS_NAMES + r"):\s*)?(\S.*)$")
 _BARE_RAISE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception))\s*:?\s*$")
 
 
