@@ -169,6 +169,9 @@ HEADLINE_TIED = {
 # the entry only together with the frames around it (asking the signature to match the bare line
 # would answer every user who has that generic error). Their whole messages are still checked.
 HEADLINE_NOT_DISTINCTIVE = {
+    # TF 2.0.4's fit: `End of sequence` alone is TFD018's message; only the list whose first root error
+    # is a cancelled replica (a CancelledError) makes it TFD044's
+    "TFD044/fit_until_the_data_ends.py": "`End of sequence` is TFD018's generic headline",
     # gRPC's word for an address nobody answers at; the `remote target /job:ps/...` after it makes it TFD043's
     "TFD043/failing.py": "`failed to connect to all addresses`: any unreachable task",
     # Keras 3 under MultiWorkerMirroredStrategy: the one-component PerReplica of a batch tensor comes later

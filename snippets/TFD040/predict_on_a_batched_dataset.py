@@ -32,7 +32,8 @@ with strategy.scope():
     inputs = tf.keras.Input(shape=(3,))
     model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
     model.compile(optimizer="sgd", loss="mse", metrics=[replica_id])
-history = model.fit(batches(x, y), epochs=2, verbose=0)
+# repeated, with the steps of one pass: on TF 2.0, fit that reads to the end of the data stops at random
+history = model.fit(batches(x, y).repeat(), steps_per_epoch=4, epochs=2, verbose=0)  # (TFD044)
 kernel = model.layers[-1].kernel
 if isinstance(getattr(kernel, "value", None), tf.Variable):  # Keras 3 wraps the tf.Variable: .value is it
     kernel = kernel.value

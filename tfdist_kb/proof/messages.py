@@ -233,7 +233,7 @@ _ROOT_ERRORS = re.compile(r"^\d+ root error\(s\) found\.?$")
 _STATUS_NAMES = ("Cancelled|Unknown|Invalid argument|Deadline exceeded|Not found|Already exists|Permission denied|"
                  "Resource exhausted|Failed precondition|Aborted|Out of range|Unimplemented|Internal|Unavailable|"
                  "Data loss|Unauthenticated")
-_FIRST_ROOT = re.compile(r"^\s*\(0\)\s*(?:(?:[A-Z_]+|" + _STATUS_NAMES + r"):\s*)?(\S.*)$")
+_ROOT = re.compile(r"^\s*\((\d+)\)\s*(?:([A-Z_]+|" + _STATUS_NAMES + r"):\s*)?(\S.*)?$")
 _BARE_RAISE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?([A-Z]\w*(?:Error|Exception))\s*:?\s*$")
 
 
@@ -254,10 +254,15 @@ def headline(message: str) -> str:
         text = line.strip()
         if not text or _FRAME.match(line) or _is_code(lines, i):
             continue
-        if _ROOT_ERRORS.match(text):  # several replicas failed: the first one's own message
-            first = next((m.group(1) for later in lines[i + 1:] if (m := _FIRST_ROOT.match(later))), None)
-            if first:
-                return first.strip()
+        if _ROOT_ERRORS.match(text):  # several replicas failed: the first one's own message, unless it
+            # was only cancelled (`(0) Cancelled:  Operation was cancelled`, or nothing after the code):
+            # then the first that says why, as the others were cancelled because of it
+            roots = [(m.group(2) or "", (m.group(3) or "").strip()) for later in lines[i + 1:]
+                     if (m := _ROOT.match(later))]
+            said = [(code, words) for code, words in roots if words]
+            cause = next((words for code, words in said if code.upper() != "CANCELLED"), None)
+            if cause or said:
+                return cause or said[0][1]
         if wrapped and (bare := _BARE_RAISE.match(line)):  # an `assert` without a message: say where
             frames = [(lines[j].strip()[len("File "):], lines[j + 1].strip() if j + 1 < i else "")
                       for j in range(i) if lines[j].lstrip().startswith('File "')]
