@@ -99,6 +99,10 @@ QUESTIONS = [
     ("tf.saved_model.load fails on a ShardedVariable", "TFD042"),
     ("ParameterServerStrategy training fails when a parameter server goes down", "TFD043"),
     ("parameter server lost during training", "TFD043"),
+    ("fit stops at the end of an epoch with CancelledError on several GPUs", "TFD044"),
+    ("Operation was cancelled End of sequence in Keras fit with MirroredStrategy", "TFD044"),
+    ("batch size not divisible by the number of GPUs fails with AddN", "TFD045"),
+    ("small validation set fails evaluate with Keras 3 and MirroredStrategy", "TFD045"),
 ]
 
 
