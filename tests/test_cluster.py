@@ -360,6 +360,8 @@ def test_a_task_stopped_inside_its_strategys_constructor_counts_only_in_a_run_th
     tasks = [("worker:0", _mwms_task(0)), ("worker:1", dict(waiting, tf_config_task="worker:1")),
              ("worker:2", dict(waiting, tf_config_task="worker:2")), ("worker:3", _mwms_task(3))]
     assert witness.cluster_problems(tasks, "raised") == []
+    # and the evidence names its CPU among the 4 devices, whichever tasks were stopped this time
+    assert witness.cluster_ran_on(tasks, "raised") == [f"worker:{i}/CPU:0" for i in range(4)]
     assert witness.cluster_problems(tasks, "passed")
     never = dict(tasks[1][1], constructing=None)
     assert any("worker:1: created no tf.distribute strategy" in p

@@ -472,13 +472,16 @@ def _ps_workers():
 
 def cluster_ran_on(tasks, outcome):
     """The devices (task-named) of the strategies whose replicas all ran (passed), or of every strategy
-    (a strategy whose constructor raised: the task's CPU)."""
+    (a strategy whose constructor raised, or a task stopped inside it once another had raised: the
+    task's CPU)."""
     if any(name.startswith("ps:") for name, _ in tasks):  # the workers that executed the coordinator's steps
         chief = dict(tasks).get("chief:0") or {}
         if outcome == "passed":
             return ["%s/CPU:0" % w for w in chief.get("scheduled") or []]
         have = set(filter(None, map(placed, chief.get("runtime_devices") or [])))
         return [d for d in _ps_workers() if d in have]
+    if outcome == "raised":  # a task stopped inside its first constructor: that strategy, as far as it came
+        tasks = [(name, _stopped_constructing(record)) for name, record in tasks]
     out = []
     for k in range(max(len(r["strategies"]) for _, r in tasks)):
         ran = sorted(set(sum(((r.get("ran") or {}).get(str(k), []) for _, r in tasks), [])))
@@ -487,7 +490,7 @@ def cluster_ran_on(tasks, outcome):
         for name, record in tasks:
             if k < len(record["strategies"]):
                 s = record["strategies"][k]
-                for d in ([name + "/CPU:0"] if s.get("raised") else map(placed, s["devices"])):
+                for d in ([name + "/CPU:0"] if s.get("raised") or s.get("stopped") else map(placed, s["devices"])):
                     if d not in out:
                         out.append(d)
     return sorted(out)
