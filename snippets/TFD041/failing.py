@@ -39,7 +39,7 @@ def step(it):
     strategy.run(replica_fn, args=(next(it),))
 
 
-for _ in range(20):
+for _ in range(100):
     coordinator.schedule(step, args=(iterator,))
 coordinator.join()  # raises the error a worker met while making its dataset
 # --8<-- [end:example]

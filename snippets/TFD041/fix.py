@@ -34,9 +34,9 @@ for rows in (3, 5):  # a second model shape: a second dataset made the same way
             w.assign_add(tf.reduce_sum(batch, 0))
         strategy.run(replica_fn, args=(next(it),))
 
-    for _ in range(20):
+    for _ in range(100):
         coordinator.schedule(step, args=(iterator,))
     coordinator.join()
     print(rows, "columns: w =", w.numpy(), "on", w.device.split("/device")[0])
-    assert (w.numpy() == 20 * 4).all()  # 20 steps of a batch of 4 rows of ones
+    assert (w.numpy() == 100 * 4).all()  # 100 steps of a batch of 4 rows of ones
 # --8<-- [end:example]

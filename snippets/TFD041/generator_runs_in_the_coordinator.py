@@ -47,10 +47,10 @@ def step(it):
     strategy.run(replica_fn, args=(next(it),))
 
 
-for _ in range(20):
+for _ in range(100):
     coordinator.schedule(step, args=(iterator,))
 coordinator.join()
 print("w =", w.numpy())
 print("rows produced by the Python of:", sorted(produced_by))
-assert (w.numpy() == 80).all() and produced_by == {"chief:0"}
+assert (w.numpy() == 400).all() and produced_by == {"chief:0"}
 # --8<-- [end:example]

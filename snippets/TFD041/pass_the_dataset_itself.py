@@ -34,9 +34,9 @@ def step(it):
     strategy.run(replica_fn, args=(next(it),))
 
 
-for _ in range(20):
+for _ in range(100):
     coordinator.schedule(step, args=(iterator,))
 coordinator.join()
 print("w =", w.numpy())
-assert (w.numpy() == 80).all()
+assert (w.numpy() == 400).all()
 # --8<-- [end:example]

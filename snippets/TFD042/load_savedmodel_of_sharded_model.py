@@ -50,7 +50,7 @@ def step(it):
     strategy.run(replica_fn, args=(next(it),))
 
 
-for _ in range(20):
+for _ in range(100):
     coordinator.schedule(step, args=(iterator,))
 coordinator.join()
 trained = tf.convert_to_tensor(model.table).numpy()

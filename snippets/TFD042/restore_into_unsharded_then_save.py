@@ -66,11 +66,11 @@ assert [v.device.split("/device")[0] for v in model.table.variables] == [
     "/job:ps/replica:0/task:0", "/job:ps/replica:0/task:1"]
 
 for stage in (1, 2):  # a second stage: more training, then export again
-    train(model, 20)
+    train(model, 100)
     trained = tf.convert_to_tensor(model.table).numpy()
     loaded = export(model, os.path.abspath("export%d" % stage))
     print("stage", stage, "loaded:", type(loaded.table).__name__, loaded.table.shape.as_list(),
           "rows", loaded.lookup(tf.range(6)).numpy()[:, 0].tolist())
-    assert (trained[:, 0] == [stage * 20 * r for r in range(6)]).all()  # 20 steps a stage
+    assert (trained[:, 0] == [stage * 100 * r for r in range(6)]).all()  # 100 steps a stage
     np.testing.assert_array_equal(loaded.table.numpy(), trained)
 # --8<-- [end:example]
