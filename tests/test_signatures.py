@@ -403,6 +403,38 @@ def test_recorded_message_ranks_its_entry_first(record):
         _check(record, text, what)
 
 
+# Each line TFD033/what_each_use_raises.py prints: a use of a PerReplica (name column, 26 wide) and
+# the first line of what refused it. Python's refusals of an operator, a format, a conversion, an
+# index, an iteration or a comparison, and Keras's metric refusing one, are TFD033's (using what
+# strategy.run returned as a number); TensorFlow's conversion to a tensor (ValueError) and a missing
+# attribute (`.numpy()`, as on a distributed batch) are TFD014's (reading PerReplica values).
+_PER_REPLICA_USES = "snippets/TFD033/what_each_use_raises.py"
+_USE_LINE = re.compile(r"^(?P<use>.{26}) (?P<message>(?P<exception>\w+): .+)$")
+
+
+def per_replica_uses() -> list[tuple[str, str, str]]:
+    """(what, message, the entry that answers it) for every line the snippet printed, in every run."""
+    out = []
+    for record in json.loads(EVIDENCE.read_text())["runs"]:
+        if record["snippet"] != _PER_REPLICA_USES or record["outcome"] != "passed":
+            continue
+        for line in record["stdout"].splitlines():
+            found = _USE_LINE.match(line)
+            assert found, (record["env"], line)
+            own = "TFD014" if found["exception"] in ("ValueError", "AttributeError") else "TFD033"
+            out.append((f"{found['use'].strip()} on {record['env']}", found["message"], own))
+    return out
+
+
+def test_every_refused_use_of_a_per_replica_ranks_its_entry_first():
+    uses = per_replica_uses()
+    assert len(uses) >= 6 * 12, "every use, in each environment that runs every snippet"
+    assert {own for *_, own in uses} == {"TFD014", "TFD033"}
+    for what, message, own in uses:
+        ranked = rank(message)
+        assert ranked and ranked[0][0] == own, (what, message, ranked[:3])
+
+
 def test_allow_lists_name_real_records():
     ids = {_rid(r) for r in RAISED}
     assert set(TIED) | set(HEADLINE_TIED) <= ids, sorted(set(TIED) | set(HEADLINE_TIED) - ids)

@@ -95,6 +95,9 @@ def _claims() -> list[dict]:
     for eid, frames in list(S._K3_FRAMES.items()) + [("TFD002", S._K3_FIT_UNFILTERED)]:
         claims.append({"what": f"Keras 3 traceback of {eid}", "text": "Traceback (most recent call last):\n"
                        + frames + S._K3, "own": eid, "allowed": {eid}, "first": True})
+    for what, message, own in S.per_replica_uses():
+        claims.append({"what": f"TFD033's refused use {what}", "text": message, "own": own, "allowed": {own},
+                       "first": True})
     for paste in S.corpus():
         if paste["label"] != "uncovered":
             claims.append({"what": f"paste {paste['source']}", "text": paste["error_text"], "own": paste["label"],

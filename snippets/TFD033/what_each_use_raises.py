@@ -32,6 +32,9 @@ uses = {  # what a loop typically does with a step's loss
     "float(loss)": lambda: float(loss),
     "np.mean(loss)": lambda: np.mean(loss),
     "loss.numpy()": lambda: loss.numpy(),
+    "loss[0]": lambda: loss[0],
+    "list(loss)": lambda: list(loss),
+    "loss < 1.0": lambda: loss < 1.0,
     "tf.reduce_mean(loss)": lambda: tf.reduce_mean(loss),
     "metric.update_state(loss)": lambda: metric.update_state(loss),
 }
