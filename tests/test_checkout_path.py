@@ -193,8 +193,8 @@ _RECORDED_PATH = re.compile(
     r"|<tmpdir>\S*|<checkout>:?"  # the placeholders
     r"|https?://\S+"  # a link TensorFlow prints
     r"|/job:\w+(/replica:\d+)?/task:\d+(/device:[A-Z]+:[\dN]+)?:?(\\n:[\w:]*)?|/:?"  # a device or a task, a lone slash
-    r"|/(?:xla_)?(?:cpu|gpu):\d+"  # a device by its short name (Keras 2.3's multi_gpu_model lists `'/cpu:0', '/gpu:0'`)
     # (`/:` is Python's division operator in its TypeError: `unsupported operand type(s) for /:`)
+    r"|/(?:xla_)?(?:cpu|gpu):\d+"  # a device by its short name (Keras 2.3's multi_gpu_model lists `'/cpu:0', '/gpu:0'`)
     r"|/tensorflow\.[\w.]+/\w+:?(\\n:[\w:]*)?"  # a gRPC method a cluster error names: `/tensorflow.WorkerService/RecvBuf`,
     # `/tensorflow.eager.EagerService/Enqueue`
     # (newer gRPC follows it with an escaped line break and its status: `…/RecvBuf:\n:UNKNOWN:Error`)

@@ -341,6 +341,14 @@ def _stopped_constructing(record):
                                      "stopped": True}])
 
 
+def _as_judged(tasks, outcome):
+    """The tasks' records as a cluster run is judged (its proof, its ran_on): in a run that raised, a
+    task stopped inside its first strategy's constructor shows that strategy (_stopped_constructing)."""
+    if outcome != "raised":
+        return tasks
+    return [(name, _stopped_constructing(record)) for name, record in tasks]
+
+
 def cluster_problems(tasks, outcome):
     """Why the witnesses of a cluster's tasks (a list of (task name, record or None)) do not prove that
     4 replicas in all ran on 4 distinct devices ([] if they do): in every task, every strategy has 4
@@ -350,8 +358,7 @@ def cluster_problems(tasks, outcome):
     same ones); a passing run ran a replica function on all 4 replica ids across the tasks."""
     found = []
     serving = any(name.startswith("ps:") for name, _ in tasks)  # its workers and ps create no strategy
-    if outcome == "raised":
-        tasks = [(name, _stopped_constructing(record)) for name, record in tasks]
+    tasks = _as_judged(tasks, outcome)
     for name, record in tasks:
         if not record or not record.get("strategies") and not (serving and not name.startswith("chief:")):
             found.append("%s: %s" % (name, "no device record" if not record else "created no tf.distribute strategy"))
@@ -480,8 +487,7 @@ def cluster_ran_on(tasks, outcome):
             return ["%s/CPU:0" % w for w in chief.get("scheduled") or []]
         have = set(filter(None, map(placed, chief.get("runtime_devices") or [])))
         return [d for d in _ps_workers() if d in have]
-    if outcome == "raised":  # a task stopped inside its first constructor: that strategy, as far as it came
-        tasks = [(name, _stopped_constructing(record)) for name, record in tasks]
+    tasks = _as_judged(tasks, outcome)
     out = []
     for k in range(max(len(r["strategies"]) for _, r in tasks)):
         ran = sorted(set(sum(((r.get("ran") or {}).get(str(k), []) for _, r in tasks), [])))
