@@ -103,6 +103,8 @@ QUESTIONS = [
     ("Operation was cancelled End of sequence in Keras fit with MirroredStrategy", "TFD044"),
     ("batch size not divisible by the number of GPUs fails with AddN", "TFD045"),
     ("small validation set fails evaluate with Keras 3 and MirroredStrategy", "TFD045"),
+    ("can MirroredStrategy train across several machines in graph mode with TF_CONFIG", "TFD046"),
+    ("variables placed on /job:chief after disable_eager_execution with MirroredStrategy", "TFD046"),
 ]
 
 

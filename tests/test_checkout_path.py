@@ -194,6 +194,7 @@ _RECORDED_PATH = re.compile(
     r"|https?://\S+"  # a link TensorFlow prints
     r"|/job:\w+(/replica:\d+)?/task:\d+(/device:[A-Z]+:[\dN]+)?:?(\\n:[\w:]*)?|/:?"  # a device or a task, a lone slash
     # (`/:` is Python's division operator in its TypeError: `unsupported operand type(s) for /:`)
+    r"|/replica:\d+/task:\d+/device:[A-Z_]+:\d+"  # a device of a graph-mode strategy, named without its job
     r"|/(?:xla_)?(?:cpu|gpu):\d+"  # a device by its short name (Keras 2.3's multi_gpu_model lists `'/cpu:0', '/gpu:0'`)
     r"|/tensorflow\.[\w.]+/\w+:?(\\n:[\w:]*)?"  # a gRPC method a cluster error names: `/tensorflow.WorkerService/RecvBuf`,
     # `/tensorflow.eager.EagerService/Enqueue`

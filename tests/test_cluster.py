@@ -371,6 +371,31 @@ def test_a_task_stopped_inside_its_strategys_constructor_counts_only_in_a_run_th
     assert witness.cluster_problems(twice, "raised")
 
 
+def test_an_in_graph_strategy_over_the_whole_cluster_counts_only_in_a_run_that_raised():
+    """A MirroredStrategy that read TF_CONFIG in graph mode (TFD046) puts one replica on a device of each
+    task: accepted as the 4 devices of a run that raised (no task can reach the others' devices), never
+    for a run that passed, nor over 3 of the 4 tasks, nor when the tasks name different clusters."""
+    from tfdist_kb.proof import witness
+
+    names = ["chief:0", "worker:0", "worker:1", "worker:2"]
+    full = ["/job:chief/replica:0/task:0/device:CPU:0"] + [f"/job:worker/replica:0/task:{i}/device:CPU:0" for i in range(3)]
+
+    def task(name, devices):
+        return (name, {"strategies": [{"class": "MirroredStrategy", "replicas": len(devices), "devices": devices}],
+                       "runtime_devices": ["/job:localhost/replica:0/task:0/device:CPU:0"],
+                       "tf_config_task": name, "ran": {}})
+
+    tasks = [task(n, full) for n in names]
+    assert witness.cluster_problems(tasks, "raised") == []
+    assert witness.cluster_ran_on(tasks, "raised") == sorted(["chief:0/CPU:0", "worker:0/CPU:0", "worker:1/CPU:0", "worker:2/CPU:0"])
+    assert any("not devices of task" in p for p in witness.cluster_problems(tasks, "passed"))
+    three = [task(n, full[:3]) for n in names]
+    assert witness.cluster_problems(three, "raised")
+    other = full[:3] + ["/job:worker/replica:0/task:3/device:CPU:0"]
+    assert witness.cluster_problems([task(n, full) for n in names[:3]] + [task(names[3], other)], "raised")
+    assert witness.cluster_problems([task(n, full) for n in names[:2]] + [task(n, full[:2] + full[2:][::-1]) for n in names[2:]], "raised") == []
+
+
 def _script(tmp_path, name, body):
     path = tmp_path / name
     path.write_text("import json, os, sys, time\n"

@@ -80,6 +80,9 @@ class Witness(object):
         # program startup"), a ParameterServerStrategy that cannot reach its cluster
         self._on_failure("collective_all_reduce_strategy", "CollectiveAllReduceExtended", "MultiWorkerMirroredStrategy")
         self._on_failure("parameter_server_strategy_v2", "ParameterServerStrategyV2", "ParameterServerStrategyV2")
+        if self.record["tf_config_task"]:  # a task of a cluster: a MirroredStrategy that read its TF_CONFIG
+            # in graph mode and refused the cluster ("In-graph multi-worker training ... not supported")
+            self._on_failure("mirrored_strategy", "MirroredExtended", "MirroredStrategy", exact=True)
         try:  # the steps a ClusterCoordinator schedules: which worker executed each (TF 2.4+)
             from tensorflow.python.distribute.coordinator import cluster_coordinator
 
@@ -97,7 +100,9 @@ class Witness(object):
             pass
         self.save()
 
-    def _on_failure(self, module, name, label):
+    def _on_failure(self, module, name, label, exact=False):
+        """Record a strategy whose constructor (`name`'s, in tensorflow.python.distribute.`module`) raises;
+        `exact`: only for `name` itself, not for the subclasses that call its constructor."""
         try:
             from importlib import import_module
 
@@ -107,6 +112,8 @@ class Witness(object):
         original = cls.__init__
 
         def __init__(instance, *args, **kwargs):
+            if exact and type(instance) is not cls:
+                return original(instance, *args, **kwargs)
             self._constructing(label)
             try:
                 original(instance, *args, **kwargs)
@@ -373,6 +380,7 @@ def cluster_problems(tasks, outcome):
     if serving:
         return found + _ps_problems(tasks, outcome)
     missing = bool(found)
+    names = [name for name, _ in tasks]
     tasks = [(name, record) for name, record in tasks if record and record.get("strategies")]
     if not tasks:
         return found
@@ -381,7 +389,7 @@ def cluster_problems(tasks, outcome):
         return ["the tasks created different numbers of strategies: %s"
                 % ", ".join("%s %d" % (n, len(r["strategies"])) for n, r in tasks)]
     for k in range(max(counts)):
-        union, everywhere = [], not missing
+        union, everywhere, in_graph = [], not missing, set()
         for name, record in tasks:
             if k >= len(record["strategies"]):
                 everywhere = False  # a task that raised before it: judged by what it did create
@@ -403,6 +411,14 @@ def cluster_problems(tasks, outcome):
                 continue
             devices = [placed(d) or d for d in s["devices"]]
             label = "%s: %s over %s" % (name, s["class"], ", ".join(devices) or "no devices")
+            if outcome == "raised" and _over_the_cluster(devices, names):
+                # in-graph replication (a single-machine strategy that read TF_CONFIG in graph mode): one
+                # replica on a device of each task; what the run documents is that a task cannot reach
+                # the others' devices, so they are counted once, as the cluster's
+                if s["replicas"] != REPLICAS:
+                    found.append("%s: %d replica(s) in sync, not %d" % (label, s["replicas"], REPLICAS))
+                in_graph.add(tuple(sorted(devices)))
+                continue
             # a raised run whose task was told another cluster (the documented mistake) counts the replicas
             # of that cluster; its own device is still one of the 4 below
             told_other = outcome == "raised" and s.get("told_tasks") not in (None, REPLICAS) \
@@ -420,6 +436,8 @@ def cluster_problems(tasks, outcome):
                 if missing:
                     found.append("%s: the runtime does not have %s" % (label, ", ".join(missing)))
             union += devices
+        for devices in sorted(in_graph):  # the same cluster in every task, or its devices repeat below
+            union += devices
         if everywhere and len(set(union)) != REPLICAS or len(set(union)) != len(union):
             found.append("strategy %d spans %d distinct device(s) across the tasks (%s), not %d"
                          % (k + 1, len(set(union)), ", ".join(union), REPLICAS))
@@ -430,6 +448,12 @@ def cluster_problems(tasks, outcome):
             found.append("no strategy ran a replica function on all %d replica ids across the tasks (seen: %s)"
                          % (REPLICAS, {n: r.get("ran") for n, r in tasks}))
     return found
+
+
+def _over_the_cluster(devices, names):
+    """Whether `devices` (task-named) are one device of each of the tasks `names`, 4 in all: the replicas
+    of an in-graph strategy spanning the whole cluster."""
+    return len(devices) == REPLICAS == len(names) and sorted(d.split("/")[0] for d in devices) == sorted(names)
 
 
 def _ps_problems(tasks, outcome):
