@@ -157,6 +157,48 @@
 
   function page(location) { return location.split("#")[0]; }
 
+  /* Lunr finds nothing at all when one word of a query is in no document's index entry: a Chinese
+     page's index holds few English words, so an English message with "to" in it found nothing there.
+     The words of the language's documents (split as the index splits them, with its `separator`,
+     lower-cased, trimmed of what is not a letter or digit), less Lunr's English stop words (which the
+     index leaves out), are collected once; a query's words that none has are left out of what Lunr
+     sees (the last of a few words typed is kept if it begins one: Lunr completes it as the reader
+     types; the last of a message that ends without a space or a punctuation mark was cut short, and is
+     left out), unless that would leave nothing */
+  var TRIM = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
+  var LUNR_STOP = new Set(("a able about across after all almost also am among an and any are as at be because been " +
+    "but by can cannot could dear did do does either else ever every for from get got had has have he her hers " +
+    "him his how however i if in into is it its just least let like likely may me might most must my neither " +
+    "no nor not of off often on only or other our own rather said say says she should since so some than that " +
+    "the their them then there these they this tis to too twas us wants was we were what when where which " +
+    "while who whom why will with would yet you your").split(" "));
+  function vocabulary(setup) {
+    var words = new Set();
+    var separator = new RegExp((setup.config && setup.config.separator) || "[\\s\\-]+");
+    (setup.docs || []).forEach(function (doc) {
+      (String(doc.title || "") + " " + String(doc.text || "")).replace(/<[^>]*>/g, " ").toLowerCase()
+        .split(separator).forEach(function (word) {
+          word = word.replace(TRIM, "");
+          if (word && !LUNR_STOP.has(word)) words.add(word);
+        });
+    });
+    return { words: words, list: Array.from(words) };
+  }
+  function known(lunr, vocab, query) {
+    if (!vocab) return lunr;
+    var all = lunr.split(" ").map(function (word) { return word.replace(TRIM, ""); })  /* as indexed: `call.` is `call` */
+      .filter(Boolean);
+    var message = all.length > 8, cut = message && !/[\s.!?:;,)\]}'"`]$/.test(query);
+    var kept = all.filter(function (word, i) {
+      var bare = word.toLowerCase();
+      if (i === all.length - 1 && cut) return false;  /* a message cut short ends in part of a word */
+      if (vocab.words.has(bare)) return true;
+      return i === all.length - 1 && !message  /* a few words typed: Lunr completes the last one */
+        && vocab.list.some(function (w) { return w.lastIndexOf(bare, 0) === 0; });
+    });
+    return kept.length ? kept.join(" ") : lunr;
+  }
+
   /* Each language has its own index (tfdist_kb.site.search_index), its locations relative to the
      language's root, which is the page's Material `base`: an entry's path is the same in every one */
 
@@ -250,25 +292,51 @@
   document.addEventListener("input", changed, true);
   document.addEventListener("compositionend", changed, true);
 
+  /* Lunr of the Chinese index (its zh and en pipelines together) fails on some words that the index
+     holds (`tf.data`, `tf.Variable`: "Invalid query" in the worker, and no result at all). A query
+     of several words that comes back empty is asked again in parts, each half in turn, until one
+     finds something (at most about twice as many queries as words); a newer query drops the rest */
   function Worker(url, options) {
     var worker = new Base(url, options);
-    var docs = null, query = "";
+    var docs = null, vocab = null, query = "";
+    var generation = 0, posted = [], untried = [];
     var post = worker.postMessage.bind(worker);
     worker.postMessage = function (message) {
-      if (message && message.type === SETUP && message.data) docs = message.data.docs;
+      if (message && message.type === SETUP && message.data) {
+        docs = message.data.docs;
+        vocab = vocabulary(message.data);
+      }
       if (message && message.type === QUERY && typeof message.data === "string") {
         query = original(message.data);
-        var lunr = ID.test(query) ? query.trim() : plain(query);
+        var lunr = ID.test(query) ? query.trim() : known(plain(query), vocab, query);
+        generation += 1;
+        untried = [];
+        posted.push({ generation: generation, words: lunr.split(" ") });
         message = { type: QUERY, data: lunr };
       }
       return post.apply(null, [message].concat([].slice.call(arguments, 1)));
     };
+    function retry(words) {
+      if (words.length > 1) {
+        var half = Math.ceil(words.length / 2);
+        untried.unshift(words.slice(0, half), words.slice(half));
+      }
+      var next = untried.shift();
+      if (!next) return false;
+      posted.push({ generation: generation, words: next });
+      post({ type: QUERY, data: next.join(" ") });
+      return true;
+    }
     var listen = worker.addEventListener.bind(worker);
     worker.addEventListener = function (type, listener, more) {
       if (type !== "message") return listen(type, listener, more);
       return listen(type, function (event) {
         var message = event.data;
         if (!message || message.type !== RESULT) return listener.call(this, event);
+        var asked = posted.shift();
+        if (asked && asked.generation !== generation) return;  /* an answer to an older query */
+        var items = message.data && message.data.items;
+        if (asked && !(items && items.length) && retry(asked.words)) return;
         return listener.call(this, { data: { type: RESULT, data: rerank(message.data, query, docs) } });
       }, more);
     };
