@@ -20,8 +20,8 @@ means the runner is gone (killed, even by SIGKILL). The child then removes the r
 folder (RESULT.json's folder, where the snippet's TMPDIR is too) and kills its own process group,
 so that a killed `tfdist matrix` leaves no snippet running and no temporary folder behind.
 
-After the snippet (whether it returned or raised), on TensorFlow 2 and where the snippet left a
-module-level `strategy`, `tfdist.doctor` inspects the snippet's own objects: its `strategy`, its
+After the snippet (whether it returned or raised), on TensorFlow 2, where the snippet left a
+module-level `strategy` and eager execution on (the doctor refuses a graph), `tfdist.doctor` inspects the snippet's own objects: its `strategy`, its
 `optimizer` and each model its tfdist block names (`# doctor = ["model", "loaded"]`; `model` where it
 names none), twice. The findings go under "doctor" in RESULT.json, beside the snippet's outcome,
 which the doctor never changes (its output goes nowhere; its own failure is recorded under
@@ -201,7 +201,8 @@ def main(argv):
         sys.stdout.flush()
         witness.save(final=True)
         result["witness"] = json.loads(json.dumps(witness.record))  # as the snippet left it, not the doctor
-        if int(tf.__version__.split(".")[0]) >= 2 and "strategy" in namespace:
+        # the doctor reads variables eagerly and refuses a graph (a snippet that turned eager execution off)
+        if int(tf.__version__.split(".")[0]) >= 2 and "strategy" in namespace and tf.executing_eagerly():
             names = doctor_names(source)
             try:
                 result["doctor"] = json.loads(json.dumps(_doctor(namespace, names)))
