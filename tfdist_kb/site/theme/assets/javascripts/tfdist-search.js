@@ -295,7 +295,8 @@
   /* Lunr of the Chinese index (its zh and en pipelines together) fails on some words that the index
      holds (`tf.data`, `tf.Variable`: "Invalid query" in the worker, and no result at all). A query
      of several words that comes back empty is asked again in parts, each half in turn, until one
-     finds something (at most about twice as many queries as words); a newer query drops the rest */
+     finds something (at most about twice as many queries as words), and a dotted word alone as its
+     parts (`tf.data` as `tf data`); a newer query drops the rest */
   function Worker(url, options) {
     var worker = new Base(url, options);
     var docs = null, vocab = null, query = "";
@@ -320,6 +321,9 @@
       if (words.length > 1) {
         var half = Math.ceil(words.length / 2);
         untried.unshift(words.slice(0, half), words.slice(half));
+      } else if (words.length === 1 && words[0].indexOf(".") > 0) {  /* one dotted word: its parts */
+        var parts = words[0].split(".").filter(Boolean);
+        if (parts.length > 1) untried.unshift(parts);
       }
       var next = untried.shift();
       if (!next) return false;
