@@ -21,11 +21,12 @@ folder (RESULT.json's folder, where the snippet's TMPDIR is too) and kills its o
 so that a killed `tfdist matrix` leaves no snippet running and no temporary folder behind.
 
 After the snippet (whether it returned or raised), on TensorFlow 2, where the snippet left a
-module-level `strategy` and eager execution on (the doctor refuses a graph), `tfdist.doctor` inspects the snippet's own objects: its `strategy`, its
-`optimizer` and each model its tfdist block names (`# doctor = ["model", "loaded"]`; `model` where it
-names none), twice. The findings go under "doctor" in RESULT.json, beside the snippet's outcome,
-which the doctor never changes (its output goes nowhere; its own failure is recorded under
-"doctor"). So the run the tests compare with the evidence is the run whose findings they judge.
+module-level `strategy` and eager execution on (the doctor refuses a graph), `tfdist.doctor`
+inspects the snippet's own objects: its `strategy`, its `optimizer` and each model its tfdist block
+names (`# doctor = ["model", "loaded"]`; `model` where it names none), twice. The findings go under
+"doctor" in RESULT.json, beside the snippet's outcome, which the doctor never changes (its output
+goes nowhere; its own failure is recorded under "doctor"). So the run the tests compare with the
+evidence is the run whose findings they judge.
 """
 import ast
 import json

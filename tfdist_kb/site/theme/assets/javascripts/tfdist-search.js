@@ -182,7 +182,7 @@
           if (word && !LUNR_STOP.has(word)) words.add(word);
         });
     });
-    return { words: words, list: Array.from(words) };
+    return words;
   }
   function known(lunr, vocab, query) {
     if (!vocab) return lunr;
@@ -192,9 +192,10 @@
     var kept = all.filter(function (word, i) {
       var bare = word.toLowerCase();
       if (i === all.length - 1 && cut) return false;  /* a message cut short ends in part of a word */
-      if (vocab.words.has(bare)) return true;
-      return i === all.length - 1 && !message  /* a few words typed: Lunr completes the last one */
-        && vocab.list.some(function (w) { return w.lastIndexOf(bare, 0) === 0; });
+      if (vocab.has(bare)) return true;
+      if (i !== all.length - 1 || message) return false;
+      for (var w of vocab) if (w.lastIndexOf(bare, 0) === 0) return true;  /* a few words typed: Lunr completes the last one */
+      return false;
     });
     return kept.length ? kept.join(" ") : lunr;
   }
@@ -230,16 +231,9 @@
 
   /* Each result's `terms` become its link's `?h=` (what its page highlights, wherever the term
      occurs, inside words too) and its "Missing:" list. Kept (keep: else none): no stop word (Lunr's,
-     of 3 letters and more), no word under 3 letters, no single Chinese character */
-  var STOP = new RegExp("^(?:" + (
-    "able about across after all almost also among and any are because been but can cannot could " +
-    "dear did does either else ever every for from get got had has have her hers him his how " +
-    "however into its just least let like likely may might most must neither nor not off often " +
-    "only other our own rather said say says she should since some than that the their them then " +
-    "there these they this tis too twas wants was were what when where which while who whom why " +
-    "will with would yet you your").split(" ").join("|") + ")$");
+     LUNR_STOP above), no word under 3 letters, no single Chinese character */
   function useful(term) {
-    return term.length > 2 ? !STOP.test(term) : term.length === 2 && /[\u3400-\u9fff]/.test(term);
+    return term.length > 2 ? !LUNR_STOP.has(term) : term.length === 2 && /[\u3400-\u9fff]/.test(term);
   }
   function highlight(group, keep) {
     return group.map(function (item) {
