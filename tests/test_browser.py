@@ -80,6 +80,7 @@ QUESTIONS = [
     ("one worker has uneven input and training hangs", "TFD031"),
     ("can't copy a string tensor to the GPU", "TFD032"),
     ("fit_generator is not supported with MirroredStrategy", "TFD017"),
+    ("tf.contrib.distribute.MirroredStrategy no longer works in TensorFlow 2", "TFD017"),
     ("How do I add up the loss that strategy.run returns in a loop?", "TFD033"),
     ("TypeError unsupported operand PerReplica and PerReplica", "TFD033"),
     ("What does 'Using MirroredStrategy eagerly has significant overhead' mean?", "TFD035"),

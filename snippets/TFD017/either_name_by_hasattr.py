@@ -12,6 +12,7 @@ if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does, and nam
     devices = [d.name for d in config.list_logical_devices("GPU") or config.list_logical_devices("CPU")]
 
 strategy = tf.distribute.MirroredStrategy(devices)
+assert strategy.num_replicas_in_sync == 4  # the replica count, under the name every release run here has
 
 # One spelling for every release: the new name where the strategy has it, the old one before
 run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2
