@@ -65,10 +65,15 @@ def test_fork_records_of_current_snippets_newest_first(tmp_path):
     assert found == {("snippets/TFD001/a.py", "tf2.15"): record}
     lines = []
     cluster = record | {"snippet": "snippets/TFD001/b.py", "mode": None, "seconds": 8.0, "tasks": [{"task": "worker:0"}]}
+    forked_cluster = cluster | {"mode": "fork", "seconds": 6.0}
     budget.per_environment({("snippets/TFD001/a.py", "tf2.15"): record | {"mode": None, "seconds": 5.0},
-                            ("snippets/TFD001/b.py", "tf2.15"): cluster}, found, lines.append)
+                            ("snippets/TFD001/b.py", "tf2.15"): cluster},
+                           found | {("snippets/TFD001/b.py", "tf2.15"): forked_cluster}, lines.append)
     row = next(line for line in lines if line.startswith("tf2.15"))
-    assert row.split() == ["tf2.15", "1", "5.0", "5.00", "1", "3.0", "3.00", "1", "8.0", "8.00"]
+    # single fresh, single fork, cluster fresh, cluster fork: a forked cluster run is not a single fork
+    assert row.split() == ["tf2.15", "1", "5.0", "5.00", "1", "3.0", "3.00", "1", "8.0", "8.00", "1", "6.0", "6.00"]
+    assert lines[-1] == ("a cluster run against a single-process run (mean seconds per run): "
+                         "tf2.15 fresh 1.6x, tf2.15 fork 2.0x")
 
 
 def test_executed_runs_are_the_records_written_since_the_start(tmp_path):

@@ -55,17 +55,32 @@ def _row(records: list[dict]) -> str:
     return f"{len(ran):>5} {sum(ran):>8.1f} {statistics.mean(ran):>7.2f}"
 
 
+def _mean(records: list[dict]) -> float | None:
+    ran = [r["seconds"] for r in records if r.get("outcome") in evidence.EXECUTED and r.get("seconds") is not None]
+    return statistics.mean(ran) if ran else None
+
+
 def per_environment(records: dict, forks: dict, say=print) -> None:
-    say("snippet runs per environment (executed ones): fresh = the evidence `make matrix` recorded, fork = the "
-        "runner's cache of the current snippets (how `make test` runs them), cluster = runs of a local cluster "
-        "(one fresh process per task, never forked: tfdist_kb.proof.cluster); runs in parallel, seconds each")
-    say(f"{'environment':16} {'fresh':>5} {'seconds':>8} {'s/run':>7}  {'fork':>5} {'seconds':>8} {'s/run':>7}  "
-        f"{'cluster':>7} {'seconds':>8} {'s/run':>7}")
+    """Snippet runs per environment, single-process and cluster apart, each fresh (the evidence) and
+    forked (the runner's cache); then what a cluster run costs against a single-process one."""
+    say("snippet runs per environment (executed ones), seconds each, runs in parallel: single = one process, "
+        "cluster = a local cluster (one process per task: tfdist_kb.proof.cluster); fresh = the evidence `make "
+        "matrix` recorded (fresh processes), fork = the runner's cache of the current snippets, forked from a "
+        "TensorFlow imported once (how `make test` runs them)")
+    say(f"{'':16} {'single, fresh':>22}  {'single, fork':>22}  {'cluster, fresh':>22}  {'cluster, fork':>22}")
+    say(f"{'environment':16} " + "  ".join([f"{'runs':>5} {'seconds':>8} {'s/run':>7}"] * 4))
+    ratios = []
     for env in envs.load():
-        fresh = [r for (_, name), r in records.items() if name == env.name and not r.get("tasks")]
-        fork = [r for (_, name), r in forks.items() if name == env.name]
-        cluster = [r for (_, name), r in records.items() if name == env.name and r.get("tasks")]
-        say(f"{env.name:16} {_row(fresh)}  {_row(fork)}  {_row(cluster):>24}")
+        mine = [r for (_, name), r in records.items() if name == env.name]
+        forked = [r for (_, name), r in forks.items() if name == env.name]
+        columns = ([r for r in mine if not r.get("tasks")], [r for r in forked if not r.get("tasks")],
+                   [r for r in mine if r.get("tasks")], [r for r in forked if r.get("tasks")])
+        say(f"{env.name:16} " + "  ".join(_row(column) for column in columns))
+        for single, cluster, how in ((columns[0], columns[2], "fresh"), (columns[1], columns[3], "fork")):
+            if _mean(single) and _mean(cluster):
+                ratios.append(f"{env.name} {how} {_mean(cluster) / _mean(single):.1f}x")
+    if ratios:
+        say("a cluster run against a single-process run (mean seconds per run): " + ", ".join(ratios))
 
 
 def last_test_run(path: Path, say=print) -> dict | None:

@@ -40,7 +40,8 @@ distinct devices, now the ones it set up.
 A snippet that runs as a local cluster of TensorFlow processes (MultiWorkerMirroredStrategy,
 ParameterServerStrategy) declares its tasks above [expect]: `# cluster = { worker = 4 }`. The runner
 (tfdist_kb.proof.cluster) starts one process per task, over loopback only, each with its TF_CONFIG, and
-judges the tasks together; it never forks them.
+judges the tasks together; `make test` forks the tasks from a TensorFlow imported once, as it forks
+single runs (tfdist_kb.proof.forkpool).
 
 After the snippet, the runner's child has `tfdist.doctor` inspect the snippet's module-level
 `strategy`, `optimizer` and models; which globals are models it inspects is declared on one line above
