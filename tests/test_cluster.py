@@ -172,6 +172,31 @@ def test_a_parameter_server_cluster_of_three_workers_declared_as_four_is_refused
         run_ps(tmp_path, default_env, PS_SERVE + PS_STEPS.replace("STEPS", "40"))
 
 
+ESTIMATOR_STRATEGY = ("tf.config.experimental_connect_to_cluster(resolver, job_name=resolver.task_type,\n"
+                      "                                        task_index=resolver.task_id)\n"
+                      "strategy = tf.compat.v1.distribute.experimental.ParameterServerStrategy(resolver)\n"
+                      "with strategy.scope():  # refused while eager execution is on\n"
+                      "    pass\n")
+REFUSED = expect.Expectation("raises", "NotImplementedError", "only works with the tf.Estimator API")
+
+
+def test_the_estimator_strategy_over_the_cluster_counts_in_a_run_that_raised(tmp_path, default_env):
+    """The tf.compat.v1 strategy keeps only the cluster it was given (no resolver of its own): that
+    cluster is what it spans, and the chief's connected runtime reaches the 4 workers (TFD047)."""
+    path = tmp_path / "ps.py"
+    path.write_text(PS_HEADER + PS_SERVE + ESTIMATOR_STRATEGY)
+    record = runner.run(runner.Job(path, default_env, REFUSED), use_cache=False)
+    assert record["outcome"] == "raised" and record["exception"] == "NotImplementedError"
+
+
+def test_the_estimator_strategy_over_three_workers_declared_as_four_is_refused(tmp_path, default_env, monkeypatch):
+    monkeypatch.setattr(expect, "cluster", lambda path: [("chief", 0)] + [("worker", i) for i in range(3)] + [("ps", 0)])
+    path = tmp_path / "ps.py"
+    path.write_text(PS_HEADER + PS_SERVE + ESTIMATOR_STRATEGY)
+    with pytest.raises(runner.RunnerError, match=r"ParameterServerStrategyV1 spans 1 chief, 1 ps, 3 worker, not 4 workers"):
+        runner.run(runner.Job(path, default_env, REFUSED), use_cache=False)
+
+
 def test_a_coordinator_that_falls_back_to_a_local_strategy_is_refused(tmp_path, default_env):
     code = PS_SERVE + ("strategy = tf.distribute.MirroredStrategy()  # silently local: its own CPU\n"
                        "strategy.run(lambda: tf.constant(1.0))\n")

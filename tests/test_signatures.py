@@ -222,6 +222,7 @@ CUT_NOT_DISTINCTIVE = {
     "TFD017/dataset_fn_with_new_name.py": "`'MirroredStrategyV1' object has no attribute 'distri`: the attribute is the point",
     "TFD017/compat_v1_strategy_old_name.py": "`'MirroredStrategyV1' object has no attri`: the attribute is the point",
     "TFD017/contrib_strategy.py": "`module 'tensorflow' has no `: the attribute is the point",
+    "TFD047/no_cluster_resolver.py": "`__init__() missing 1 required positiona` (TF 2.4, 2.5): the argument is the point",
     "TFD018/get_next_past_the_end_of_the_data.py":
         "`End of s` (TF 2.4), `{{function_node __wrapped__IteratorGetNext_output_types_1_device_/job:localhost/replic` "
         "(TF 2.15 on): the words `End of sequence` come last",

@@ -156,9 +156,10 @@ class Witness(object):
         if seen["class"].startswith("MultiWorkerMirrored") or seen["class"].startswith("CollectiveAllReduce"):
             seen["told_tasks"] = _tf_config_replica_tasks()  # the cluster this task was told when it made it
         if seen["class"].startswith("ParameterServerStrategy"):  # its tasks: how many workers, how many ps
-            resolver = getattr(strategy, "_cluster_resolver", None)
-            if resolver is not None:
-                seen["cluster"] = {job: len(tasks) for job, tasks in resolver.cluster_spec().as_dict().items()}
+            resolver = getattr(strategy, "_cluster_resolver", None)  # the TF 2 strategy keeps its resolver
+            spec = resolver.cluster_spec() if resolver is not None else getattr(extended, "_cluster_spec", None)
+            if spec:  # the Estimator (v1) strategy keeps only the cluster it was given (no cluster: None)
+                seen["cluster"] = {job: len(tasks) for job, tasks in spec.as_dict().items()}
         self.record["strategies"].append(seen)
         self.save()
 
