@@ -190,6 +190,8 @@ CUT_NOT_DISTINCTIVE = {
                          "not be copied (`Unable to parse tensor proto`) comes last",
     "TFD039/cluster_size_differs.py": "`Collective ops is aborted by: Device /job:worker/r`: the group sizes come after; "
                                       "the prefix alone is any collective aborted by a peer",
+    "TFD027/wrong_port_for_a_peer.py": "`{{function_node __wrapped__CollectiveBcastRecv_device_/job:worker/replica:0/task:3/device:` "
+                                       "(TF 2.15): the words `failed to connect to all addresses` come after",
     "TFD039/host_list_order_differs.py": "`Collective ops is aborted by: /job:worker/replica:0/task:3/dev`: the words "
                                          "`unknown device` come last; the prefix alone names only the device asked for",
     "TFD040/predict_last_batch_smaller_than_replicas.py": "`could not broadcast input array from sh`: the shapes come "
