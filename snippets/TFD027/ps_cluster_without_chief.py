@@ -36,9 +36,9 @@ def step():
     strategy.run(lambda: w.assign_add(tf.ones([3])))
 
 
-for _ in range(20):
+for _ in range(100):
     coordinator.schedule(step)
 coordinator.join()
 print("w =", w.numpy())
-assert (w.numpy() == 20).all()  # 20 steps, each adds 1: they all ran
+assert (w.numpy() == 100).all()  # 100 steps, each adds 1: they all ran
 # --8<-- [end:example]

@@ -157,7 +157,7 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
         report.append({"task": task_name(task), "folder": os.path.basename(folder), "stopped": None})
     started = time.monotonic()
     deadline = started + float(spec["time_limit"])
-    failed_at = None
+    failed_at = coordinator_ended = None
     # a parameter-server cluster: the chief coordinates, its workers and parameter servers serve until it ends
     serving = [i for i, task in enumerate(tasks) if task[0] != "chief"] if any(t[0] == "ps" for t in tasks) else []
     while True:
@@ -174,10 +174,16 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
                         and (process.returncode != 0 or _outcome(folders[i]) != "passed")):
                     failed_at, first = now, report[i]["task"]
         if serving and set(running) <= set(serving):
+            # the coordinator has ended: stop the servers, each once it has recorded itself (a server
+            # still importing TensorFlow when a coordinator failed at once would otherwise leave no
+            # record that it existed), or GRACE seconds after the coordinator ended
+            coordinator_ended = coordinator_ended or now
             for i in running:
-                report[i]["stopped"] = "served until the coordinator ended"
-                report[i]["served"] = True
-                _kill(processes[i])
+                if (os.path.exists(os.path.join(folders[i], "result.json.witness"))
+                        or now > coordinator_ended + GRACE):
+                    report[i]["stopped"] = "served until the coordinator ended"
+                    report[i]["served"] = True
+                    _kill(processes[i])
         elif now > deadline:
             for i in running:
                 report[i]["stopped"] = "time limit"
