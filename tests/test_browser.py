@@ -473,6 +473,24 @@ def test_no_request_leaves_localhost(visits, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_a_page_fetches_only_its_own_languages_search_index(visits, lang):
+    """Home and every entry at both widths, and a search, in one language: the search asks for the
+    language's own index (/search/ or /zh/search/) and for nothing else of search; a page only read
+    asks for no index at all (tfdist-search.js sends the request when the reader turns to the search:
+    home and /e/TFD001/ on the desktop wait for the network to go quiet, so a request after `load`
+    would be seen)."""
+    own = f"{LANGS[lang]}/search/search_index.json"
+    asked = {key: [urlsplit(url).path for url in record["requests"] if "search_index" in urlsplit(url).path]
+             for key, record in _of_lang(visits, lang).items()}
+    search = ("desktop", f"{lang} search")
+    assert asked[search] == [own], f"the search on {home_path(lang)} fetched {asked[search]}, not [{own!r}]"
+    read = {f"{path} ({viewport})": urls for (viewport, path), urls in asked.items() if (viewport, path) != search}
+    assert len(read) >= 2 * len(ENTRIES), sorted(read)
+    fetched = {where: urls for where, urls in read.items() if urls}
+    assert not fetched, f"pages only read fetched a search index: {fetched}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_no_console_errors(visits, lang):
     """Home and every entry at both widths, and a search, in one language: no console error, no
     uncaught exception, no failed response."""
