@@ -2,11 +2,12 @@
 http on 127.0.0.1 (the `served_site` fixture of conftest.py).
 
 Both languages load, the language switch keeps the entry, the copy button copies the code, no
-request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, and the
-search box finds what `tfdist explain` finds (IDs, recorded error headlines, pastes from real
-issues) and the Chinese terms readers use, however the text arrives (a paste with no key event, an
-input method's commit), and a pasted error's page is not covered in highlights. Screenshots of home
-and /e/TFD001/ in each language at both widths are kept in test-output/screenshots/.
+request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, code
+blocks do not scroll sideways on the phone, and the search box finds what `tfdist explain` finds
+(IDs, recorded error headlines, pastes from real issues) and the Chinese terms readers use, however
+the text arrives (a paste with no key event, an input method's commit), and a pasted error's page is
+not covered in highlights. Screenshots of home and /e/TFD001/ in each language at both widths are
+kept in test-output/screenshots/.
 
 Fast by design: one browser per session, one reused tab per viewport, and every page is loaded
 once per viewport (the `visits` fixture), its facts recorded for the tests that read them.
@@ -309,8 +310,14 @@ MEASURE_TABLES = """() => {
     const records = recorded
         .filter(code => code.scrollWidth > code.clientWidth + 1)
         .map(code => ({text: code.textContent.slice(0, 80), hidden: code.scrollWidth - code.clientWidth}));
+    // every code block, source code included: none scrolls sideways on a phone (a long line wraps)
+    const blocks = [...article.querySelectorAll('pre > code')];
+    const codes = blocks
+        .filter(code => code.scrollWidth > code.clientWidth + 1)
+        .map(code => ({text: code.textContent.slice(0, 80), hidden: code.scrollWidth - code.clientWidth,
+                       kind: code.closest('[data-tfd-block]')?.dataset.tfdBlock || ''}));
     style.remove();
-    return {column, tables, records, recordCount: recorded.length};
+    return {column, tables, records, recordCount: recorded.length, codes, codeCount: blocks.length};
 }"""
 
 
@@ -537,6 +544,22 @@ def test_recorded_messages_wrap_inside_their_box(visits, lang, viewport):
         problems += [f"{path}: {r['hidden']} px hidden: {r['text']!r}" for r in found["records"]]
     assert shown >= len(ENTRIES), f"only {shown} recorded blocks on {len(ENTRIES)} entries"
     assert not problems, f"{len(problems)} recorded block(s) scroll:\n" + "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_code_block_scrolls_sideways_on_a_phone(visits, lang):
+    """At 390 px every code block of every entry, source code as well as recorded messages, fits its
+    box: a long line wraps under its own indentation (extra.css, tfdist_kb/site/codelines.py) instead of
+    being cut at the screen's edge. Checked positively: the pages do show code."""
+    problems, shown = [], 0
+    for entry_id in ENTRIES:
+        path = entry_path(entry_id, lang)
+        found = _loaded(visits, "phone", path)["tables"]
+        shown += found["codeCount"]
+        problems += [f"{path}: a {c['kind'] or 'code'} block, {c['hidden']} px hidden: {c['text']!r}"
+                     for c in found["codes"]]
+    assert shown >= 2 * len(ENTRIES), f"only {shown} code blocks on {len(ENTRIES)} entries"
+    assert not problems, f"{len(problems)} code block(s) scroll sideways at 390 px:\n" + "\n".join(problems[:20])
 
 
 # ---------------------------------------------------------------- search
