@@ -88,8 +88,9 @@ def build(site: Path) -> float:
 
 
 def transfer(url: str) -> list[tuple[str, int]]:
-    """(URL, bytes on the wire) for every response the page loads until the network is idle, the
-    search index its worker fetches included; bodies as the gzip server above sends them."""
+    """(URL, bytes on the wire) for every response the page loads until the network is idle (not its
+    search index, which it asks for when the reader turns to the search: tfdist-search.js); bodies as
+    the gzip server above sends them."""
     from playwright.sync_api import sync_playwright
 
     seen: dict[str, int] = {}
@@ -228,7 +229,7 @@ def report(site: Path | None = None, rebuild: bool = True) -> int:
         for lang in i18n.LANGUAGES:  # one index per language (tfdist_kb.site.search_index): a page loads its own
             raw = (site / search_index.prefix(lang) / "search" / "search_index.json").read_bytes()
             print(f"site: search index ({lang}) {len(raw) / 1024:.0f} KB, {len(gzip.compress(raw, 6)) / 1024:.0f} KB "
-                  f"gzip-compressed", flush=True)
+                  f"gzip-compressed, downloaded when the reader turns to the search", flush=True)
         server, base = serve(site)
         try:
             for lang in i18n.LANGUAGES:

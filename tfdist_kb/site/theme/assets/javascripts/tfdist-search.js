@@ -197,8 +197,8 @@
      sees (the last of a few words typed is kept if it begins one: Lunr completes it as the reader
      types; the last of a message that ends without a space or a punctuation mark was cut short, and is
      left out), unless that would leave nothing. The words are collected a few documents at a time
-     while the page is idle (the whole index in one go is a long task on a phone's main thread just
-     after the page loads); a query that comes before they all are collects the rest first */
+     while the page is idle (the whole index in one go is a long task on a phone's main thread); a
+     query that comes before they all are collects the rest first */
   var TRIM = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
   var LUNR_STOP = new Set(("a able about across after all almost also am among an and any are as at be because been " +
     "but by can cannot could dear did do does either else ever every for from get got had has have he her hers " +
