@@ -1,8 +1,8 @@
 """Offline and private (issue 8, item 5): no built page or asset would fetch anything from another
 host, in the normal build and in the offline variant (TFDIST_OFFLINE=true, `make site` writes it to
 site-offline/), which also works from file:// with search, ranking IDs and pastes as the online
-build does, searching however text arrives and opening a pasted error's page unmarked (issue 21). Diagrams are inline SVG, so no page asks
-a CDN for mermaid.
+build does, searching however text arrives and opening a pasted error's page unmarked (issue 21).
+Diagrams are inline SVG, so no page asks a CDN for mermaid.
 
 Links a reader follows (<a href>, rel=canonical/alternate) may point anywhere: only what a browser
 loads by itself counts (scripts, stylesheets, preloads, icons, manifests, images, frames, media,
