@@ -2,11 +2,12 @@
 http on 127.0.0.1 (the `served_site` fixture of conftest.py).
 
 Both languages load, the language switch keeps the entry, the copy button copies the code, no
-request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, and the
-search box finds what `tfdist explain` finds (IDs, recorded error headlines, pastes from real
-issues) and the Chinese terms readers use, however the text arrives (a paste with no key event, an
-input method's commit), and a pasted error's page is not covered in highlights. Screenshots of home
-and /e/TFD001/ in each language at both widths are kept in test-output/screenshots/.
+request leaves 127.0.0.1, no console errors, tables fit at 1280 px and on a 390 px phone, code
+blocks do not scroll sideways on the phone, and the search box finds what `tfdist explain` finds
+(IDs, recorded error headlines, pastes from real issues) and the Chinese terms readers use, however
+the text arrives (a paste with no key event, an input method's commit), and a pasted error's page is
+not covered in highlights. Screenshots of home and /e/TFD001/ in each language at both widths are
+kept in test-output/screenshots/.
 
 Fast by design: one browser per session, one reused tab per viewport, and every page is loaded
 once per viewport (the `visits` fixture), its facts recorded for the tests that read them.
@@ -312,8 +313,14 @@ MEASURE_TABLES = """() => {
     const records = recorded
         .filter(code => code.scrollWidth > code.clientWidth + 1)
         .map(code => ({text: code.textContent.slice(0, 80), hidden: code.scrollWidth - code.clientWidth}));
+    // every code block, source code included: none scrolls sideways on a phone (a long line wraps)
+    const blocks = [...article.querySelectorAll('pre > code')];
+    const codes = blocks
+        .filter(code => code.scrollWidth > code.clientWidth + 1)
+        .map(code => ({text: code.textContent.slice(0, 80), hidden: code.scrollWidth - code.clientWidth,
+                       kind: code.closest('[data-tfd-block]')?.dataset.tfdBlock || ''}));
     style.remove();
-    return {column, tables, records, recordCount: recorded.length};
+    return {column, tables, records, recordCount: recorded.length, codes, codeCount: blocks.length};
 }"""
 
 
@@ -476,6 +483,24 @@ def test_no_request_leaves_localhost(visits, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_a_page_fetches_only_its_own_languages_search_index(visits, lang):
+    """Home and every entry at both widths, and a search, in one language: the search asks for the
+    language's own index (/search/ or /zh/search/) and for nothing else of search; a page only read
+    asks for no index at all (tfdist-search.js sends the request when the reader turns to the search:
+    home and /e/TFD001/ on the desktop wait for the network to go quiet, so a request after `load`
+    would be seen)."""
+    own = f"{LANGS[lang]}/search/search_index.json"
+    asked = {key: [urlsplit(url).path for url in record["requests"] if "search_index" in urlsplit(url).path]
+             for key, record in _of_lang(visits, lang).items()}
+    search = ("desktop", f"{lang} search")
+    assert asked[search] == [own], f"the search on {home_path(lang)} fetched {asked[search]}, not [{own!r}]"
+    read = {f"{path} ({viewport})": urls for (viewport, path), urls in asked.items() if (viewport, path) != search}
+    assert len(read) >= 2 * len(ENTRIES), sorted(read)
+    fetched = {where: urls for where, urls in read.items() if urls}
+    assert not fetched, f"pages only read fetched a search index: {fetched}"
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_no_console_errors(visits, lang):
     """Home and every entry at both widths, and a search, in one language: no console error, no
     uncaught exception, no failed response."""
@@ -522,6 +547,22 @@ def test_recorded_messages_wrap_inside_their_box(visits, lang, viewport):
         problems += [f"{path}: {r['hidden']} px hidden: {r['text']!r}" for r in found["records"]]
     assert shown >= len(ENTRIES), f"only {shown} recorded blocks on {len(ENTRIES)} entries"
     assert not problems, f"{len(problems)} recorded block(s) scroll:\n" + "\n".join(problems[:20])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_no_code_block_scrolls_sideways_on_a_phone(visits, lang):
+    """At 390 px every code block of every entry, source code as well as recorded messages, fits its
+    box: a long line wraps under its own indentation (extra.css, tfdist_kb/site/codelines.py) instead of
+    being cut at the screen's edge. Checked positively: the pages do show code."""
+    problems, shown = [], 0
+    for entry_id in ENTRIES:
+        path = entry_path(entry_id, lang)
+        found = _loaded(visits, "phone", path)["tables"]
+        shown += found["codeCount"]
+        problems += [f"{path}: a {c['kind'] or 'code'} block, {c['hidden']} px hidden: {c['text']!r}"
+                     for c in found["codes"]]
+    assert shown >= 2 * len(ENTRIES), f"only {shown} code blocks on {len(ENTRIES)} entries"
+    assert not problems, f"{len(problems)} code block(s) scroll sideways at 390 px:\n" + "\n".join(problems[:20])
 
 
 # ---------------------------------------------------------------- search
@@ -757,31 +798,40 @@ def marks(tab: Tab, some: bool) -> list[str]:
 USELESS = re.compile(r"^(?:[a-z0-9]{1,2}|[\u3400-\u9fff]|the|and|for|with|not|this|that|are|was)$", re.I)
 
 
+def check_pasted_marks(tab: Tab, home: str, lang: str, index: dict) -> list[str]:
+    """From `home` (a path under the tab's base), a real paste full of "a", "an", "in", "to" and an
+    entry's ID: what is wrong with their results and with the page each first result opens."""
+    problems = []
+    root = urlsplit(tab.base).path
+    for paste in _real_pastes(WORDY_PASTES) + [{"error_text": "TFD010", "source": "an ID", "label": "TFD010"}]:
+        tab.page.goto(tab.base + home)
+        tab.search(paste["error_text"])
+        expected = _expected(paste["error_text"], index, paste["label"])
+        what = f"{paste['source']} on {tab.here()}"
+        first = page_of(tab.links[0], root) if tab.links else None
+        if first not in {page_of(entry_path(e, lang)) for e in expected}:
+            problems.append(f"{what}: {first} first, expected {sorted(expected)}")
+            continue
+        asked = {page_of(link, root): h_of(link) for link in tab.links if h_of(link)}
+        if asked:
+            problems.append(f"{what}: result links highlight {asked}")
+        missing = tab.page.locator(".md-search-result__terms").all_inner_texts()
+        if missing:
+            problems.append(f"{what}: results list {missing[:3]}")
+        tab.page.locator(".md-search-result__list > li a").first.click()
+        marked = marks(tab, False)
+        if marked:
+            problems.append(f"{what}: {tab.here()} shows {len(marked)} highlighted words: {marked[:10]}")
+    return problems
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_a_pasted_error_marks_nothing_on_its_page(desktop, index, lang):
     """A real paste full of "a", "an", "in", "to": its entry comes first, no result link asks for
     a highlight, no result lists "Missing:" words, and the entry's page opened from the result has
-    no highlighted word. An entry found by its ID is opened unmarked too."""
-    problems = []
-    assert desktop.open(home_path(lang)) == 200
-    for paste in _real_pastes(WORDY_PASTES) + [{"error_text": "TFD010", "source": "an ID", "label": "TFD010"}]:
-        desktop.search(paste["error_text"])
-        expected = _expected(paste["error_text"], index, paste["label"])
-        what = f"{paste['source']} on {desktop.here()}"
-        first = page_of(desktop.links[0]) if desktop.links else None
-        if first not in {page_of(entry_path(e, lang)) for e in expected}:
-            problems.append(f"{what}: {first} first, expected {sorted(expected)}")
-            continue
-        asked = {page_of(link): h_of(link) for link in desktop.links if h_of(link)}
-        if asked:
-            problems.append(f"{what}: result links highlight {asked}")
-        missing = desktop.page.locator(".md-search-result__terms").all_inner_texts()
-        if missing:
-            problems.append(f"{what}: results list {missing[:3]}")
-        desktop.page.locator(".md-search-result__list > li a").first.click()
-        marked = marks(desktop, False)
-        if marked:
-            problems.append(f"{what}: {desktop.here()} shows {len(marked)} highlighted words: {marked[:10]}")
+    no highlighted word. An entry found by its ID is opened unmarked too. (The offline build:
+    test_offline.py.)"""
+    problems = check_pasted_marks(desktop, home_path(lang), lang, index)
     assert not problems, "\n".join(problems)
 
 

@@ -1,8 +1,8 @@
 """Offline and private (issue 8, item 5): no built page or asset would fetch anything from another
 host, in the normal build and in the offline variant (TFDIST_OFFLINE=true, `make site` writes it to
 site-offline/), which also works from file:// with search, ranking IDs and pastes as the online
-build does and searching however text arrives (issue 21). Diagrams are inline SVG, so no page asks
-a CDN for mermaid.
+build does, searching however text arrives and opening a pasted error's page unmarked (issue 21).
+Diagrams are inline SVG, so no page asks a CDN for mermaid.
 
 Links a reader follows (<a href>, rel=canonical/alternate) may point anywhere: only what a browser
 loads by itself counts (scripts, stylesheets, preloads, icons, manifests, images, frames, media,
@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from test_browser import (ARRIVALS, ENTRIES, LANGS, Tab, _expected, _real_pastes, arrival_cases, check_arrivals,
-                          page_of)
+                          check_pasted_marks, page_of)
 from tfdist_kb.site import registry
 
 ROOT = registry.ROOT
@@ -268,5 +268,16 @@ def test_offline_search_runs_however_text_arrives(builds, offline_site, lang, ho
     index = json.loads((offline_site / "errors.json").read_text())
     tab = builds["offline"].reset()
     problems = check_arrivals(tab, HOMES["offline"][lang], lang, arrival_cases(index, lang, how), how)
+    assert not problems, "\n".join(problems)
+    assert not tab.errors, tab.errors
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_offline_pasted_error_marks_nothing_on_its_page(builds, offline_site, lang):
+    """As online (test_browser.py::test_a_pasted_error_marks_nothing_on_its_page), from file://: the
+    paste's entry first, no result link asking for a highlight, no "Missing:", its page unmarked."""
+    index = json.loads((offline_site / "errors.json").read_text())
+    tab = builds["offline"].reset()
+    problems = check_pasted_marks(tab, HOMES["offline"][lang], lang, index)
     assert not problems, "\n".join(problems)
     assert not tab.errors, tab.errors

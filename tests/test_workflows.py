@@ -138,3 +138,33 @@ def test_every_published_artifact_is_built_at_the_published_address():
                                                      "PDFs (site-print/tfdist-kb-en.pdf, tfdist-kb-zh.pdf)"}
     assert all(base and repo for _, _, base, repo in settings), settings
     assert len({(base, repo) for _, _, base, repo in settings}) == 1, settings
+
+
+def _recipe_outputs(target):
+    """The folders the Makefile's `target` recipe writes: its `--site-dir X` and `--out X`."""
+    text = (ROOT / "Makefile").read_text()
+    recipe = re.search(rf"^{re.escape(target)}:[^\n]*\n((?:\t[^\n]*\n)+)", text, re.MULTILINE)
+    assert recipe, f"Makefile: no recipe for {target}"
+    return {folder.rstrip("/") for folder in re.findall(r"--(?:site-dir|out)\s+(\S+)", recipe.group(1))}
+
+
+def test_every_uploaded_path_of_docs_yml_is_built_at_the_published_address():
+    """Each path docs.yml uploads (artifacts, GitHub Pages) lies in a folder that a step of the same job
+    wrote earlier by `make site` or `make pdf` with TFDIST_BASE_URL set: the site's own errors.json and
+    wheel, never the package data that the repository keeps at the local default address."""
+    uploads = 0
+    for job_id, job in load(ROOT / ".github" / "workflows" / "docs.yml")["jobs"].items():
+        built = set()  # folders written so far at the published address
+        for step in job.get("steps", []):
+            target = re.search(r"(?:^|\s)make\s+(site|pdf)\b", step.get("run", ""))
+            if target and (step.get("env") or {}).get("TFDIST_BASE_URL"):
+                built |= _recipe_outputs(target.group(1))
+            if re.match(r"actions/upload-(?:pages-)?artifact@", step.get("uses", "")):
+                paths = [line.strip() for line in str(step["with"]["path"]).splitlines() if line.strip()]
+                assert paths, f"docs.yml:{job_id}: an upload with no path"
+                for path in paths:
+                    uploads += 1
+                    assert path.split("/")[0] in built, (
+                        f"docs.yml:{job_id}: {path} is not under a folder built with TFDIST_BASE_URL set "
+                        f"before it (built so far: {sorted(built)})")
+    assert uploads >= 5, uploads  # errors.json, the wheel, two PDFs, the site

@@ -7,7 +7,8 @@ which answers `tfdist explain` itself and hands the others to this module).
                                  snippets/evidence.json; then their entries' notebooks whose inputs changed,
                                  each in a kernel, into snippets/notebooks.json
   tfdist run SNIPPET [--env ENV] run one snippet on 4 replicas and show what happened
-  tfdist bench [--site-only|--budget]   the site (build time, entry-page transfer, search index, Lighthouse),
+  tfdist bench [--site-only|--budget]   the site (build time, search index and entry-page transfer per language,
+                                 Lighthouse mobile on every entry page in both languages),
                                  the matcher's latency on the real-error corpus, then the matrix: per environment and a no-change re-run; then the test
                                  budget (--budget: that alone): runs per environment, the last make test
                                  by test file, make test projected to 2x and 4x the snippets
@@ -213,7 +214,8 @@ def cmd_bench(args) -> int:
 
     if args.budget:  # the test budget alone: read from records, nothing built or run
         return budget.report()
-    # The site first (strict build, entry-page transfer, search index, Lighthouse): figures, no assertions.
+    # The site first (strict build, search index, entry-page transfer, Lighthouse on every entry page):
+    # figures, no assertions.
     try:
         sitebench.report()
     except RuntimeError as error:

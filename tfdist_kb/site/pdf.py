@@ -124,17 +124,6 @@ def plugins_for(lang: str, cover: Path) -> list:
     return plugins
 
 
-def print_extensions() -> list:
-    """mkdocs.yml's Markdown extensions with each code line in a span of its own (pymdownx.highlight's
-    line_spans), on paper only: there a long line wraps under its own indentation (PREPARE, print.css)."""
-    extensions = copy.deepcopy(_raw_config()["markdown_extensions"])
-    for i, item in enumerate(extensions):
-        if item == "pymdownx.highlight" or isinstance(item, dict) and "pymdownx.highlight" in item:
-            options = item["pymdownx.highlight"] if isinstance(item, dict) else None
-            extensions[i] = {"pymdownx.highlight": dict(options or {}, line_spans="__span")}
-    return extensions
-
-
 COVER = """<div class="tfd-pdf-cover">
 <h1>{{{{ config.site_name }}}}</h1>
 <p class="tfd-pdf-cover-description">{{{{ config.site_description }}}}</p>
@@ -153,7 +142,7 @@ def _build_site_here(lang: str, site_dir: Path, cover: Path, strict: bool = True
     if PRINT_CSS not in extra_css:
         extra_css.append(PRINT_CSS)
     config = load_config(str(ROOT / "mkdocs.yml"), plugins=plugins_for(lang, cover), extra_css=extra_css,
-                         markdown_extensions=print_extensions(), site_dir=str(site_dir), strict=strict)
+                         site_dir=str(site_dir), strict=strict)
     build(config)
 
 
@@ -183,27 +172,8 @@ PREPARE = r"""
 
   // Code lines' own anchors (pymdownx.highlight anchor_linenums) mean nothing on paper.
   for (const a of root.querySelectorAll("a[id^='__codelineno'], a[href^='#__codelineno']")) a.remove();
-  // A code line too long for the page wraps under its own indentation, 4 columns further in (print.css),
-  // not back at column 0: each line (its span: print_extensions) knows how far it is indented.
-  // The indentation and the first character are kept together: a token longer than the page would
-  // otherwise start on a line of its own, after an empty one made of the indentation.
-  for (const line of root.querySelectorAll("pre > code > span[id^='__span-']")) {
-    const indent = line.textContent.match(/^[ ]*/)[0].length;
-    line.classList.add("tfd-pdf-line");
-    line.style.setProperty("--tfd-indent", String(indent));
-    if (!indent || indent === line.textContent.length) continue;
-    const texts = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-    let node, seen = 0;
-    while ((node = texts.nextNode()) && seen + node.data.length <= indent) seen += node.data.length;
-    if (!node) continue;
-    const head = document.createRange();
-    head.setStart(line, 0);
-    head.setEnd(node, indent - seen + 1);
-    const keep = document.createElement("span");
-    keep.className = "tfd-pdf-nobreak";
-    keep.append(head.extractContents());   // (the token's own span is cloned around its first character)
-    line.prepend(keep);
-  }
+  // A code line too long for the page wraps under its own indentation, 4 columns further in (print.css):
+  // each line's span carries its indentation and keeps it with its first character (codelines.py).
 
   // Folded blocks print open: sources, whole messages, the messages behind table cells.
   for (const d of root.querySelectorAll("details")) { d.open = true; report.details++; }

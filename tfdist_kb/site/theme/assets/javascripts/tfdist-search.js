@@ -15,13 +15,45 @@
  *   - a result link highlights (Material's `?h=`) nothing on an entry the signatures named, nor on any
  *     page for a pasted text, and never a stop word, a word under 3 letters or one Chinese character;
  *   - the box searches however text arrives: Material listens to key events only, and a paste from
- *     a menu, an input method's commit or a dictation sends none.
+ *     a menu, an input method's commit or a dictation sends none;
+ *   - the page's search index is downloaded when the reader turns to the search (the box focused or
+ *     opened), or at once for a page opened to highlight words (`?h=`): not with every page, where
+ *     parsing it and handing it to the worker kept a phone's main thread busy just after loading.
  * Text is normalised as tfdist.matcher.normalise does, and answers are ordered as tfdist.matcher.match
  * orders them (root cause first: see where()); tests check both agree on every recorded message and
  * every real paste.
  */
 (function () {
   "use strict";
+
+  /* Material asks for search/search_index.json (XMLHttpRequest) as soon as its bundle runs; the
+     request is sent when the search is wanted. (The offline build loads search_index.js as a
+     script instead, at once.) */
+  var Request = window.XMLHttpRequest, waiting = [], searching = /[?&]h=[^&#]/.test(location.search);
+  function want() {
+    if (searching) return;
+    searching = true;
+    waiting.splice(0).forEach(function (send) { send(); });
+  }
+  if (Request) {
+    var open = Request.prototype.open, send = Request.prototype.send;
+    Request.prototype.open = function (method, url) {
+      this.tfdistIndex = /\/search\/search_index\.json(?:[?#]|$)/.test(String(url));
+      return open.apply(this, arguments);
+    };
+    Request.prototype.send = function () {
+      var request = this, args = arguments;
+      if (!request.tfdistIndex || searching) return send.apply(request, args);
+      waiting.push(function () { send.apply(request, args); });
+    };
+    document.addEventListener("focusin", function (event) {  /* the box (Material's / s f keys focus it too) */
+      if (event.target && event.target.matches && event.target.matches("[data-md-component=search-query]")) want();
+    }, true);
+    document.addEventListener("change", function (event) {  /* the search opened (its toggle, on a phone) */
+      if (event.target && event.target.id === "__search") want();
+    }, true);
+  }
+
   var Base = window.Worker;
   var data = window.tfdistSignatures;
   if (!Base || !data) return;
@@ -164,7 +196,9 @@
      index leaves out), are collected once; a query's words that none has are left out of what Lunr
      sees (the last of a few words typed is kept if it begins one: Lunr completes it as the reader
      types; the last of a message that ends without a space or a punctuation mark was cut short, and is
-     left out), unless that would leave nothing */
+     left out), unless that would leave nothing. The words are collected a few documents at a time
+     while the page is idle (the whole index in one go is a long task on a phone's main thread); a
+     query that comes before they all are collects the rest first */
   var TRIM = /^[^\p{L}\p{N}_]+|[^\p{L}\p{N}_]+$/gu;
   var LUNR_STOP = new Set(("a able about across after all almost also am among an and any are as at be because been " +
     "but by can cannot could dear did do does either else ever every for from get got had has have he her hers " +
@@ -172,17 +206,27 @@
     "no nor not of off often on only or other our own rather said say says she should since so some than that " +
     "the their them then there these they this tis to too twas us wants was we were what when where which " +
     "while who whom why will with would yet you your").split(" "));
-  function vocabulary(setup) {
-    var words = new Set();
+  var later = window.requestIdleCallback
+    ? function (next) { window.requestIdleCallback(next, { timeout: 2000 }); }
+    : function (next) { setTimeout(next, 0); };
+  function vocabulary(setup) {  /* a function: the whole vocabulary, collected by then */
+    var words = new Set(), docs = setup.docs || [], done = 0;
     var separator = new RegExp((setup.config && setup.config.separator) || "[\\s\\-]+");
-    (setup.docs || []).forEach(function (doc) {
+    function add(doc) {
       (String(doc.title || "") + " " + String(doc.text || "")).replace(/<[^>]*>/g, " ").toLowerCase()
         .split(separator).forEach(function (word) {
           word = word.replace(TRIM, "");
           if (word && !LUNR_STOP.has(word)) words.add(word);
         });
+    }
+    later(function some() {
+      for (var until = Date.now() + 8; done < docs.length && Date.now() < until;) add(docs[done++]);
+      if (done < docs.length) later(some);
     });
-    return words;
+    return function () {
+      while (done < docs.length) add(docs[done++]);
+      return words;
+    };
   }
   function known(lunr, vocab, query) {
     if (!vocab) return lunr;
@@ -303,7 +347,7 @@
       }
       if (message && message.type === QUERY && typeof message.data === "string") {
         query = original(message.data);
-        var lunr = ID.test(query) ? query.trim() : known(plain(query), vocab, query);
+        var lunr = ID.test(query) ? query.trim() : known(plain(query), vocab && vocab(), query);
         generation += 1;
         untried = [];
         posted.push({ generation: generation, words: lunr.split(" ") });
