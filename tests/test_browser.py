@@ -97,7 +97,7 @@ QUESTIONS = [
     ("Keras predict fails with could not broadcast input array under MirroredStrategy", "TFD040"),
     ("dataset_fn returns a dataset made outside and the workers fail with Unable to parse tensor proto", "TFD041"),
     ("how do I create the dataset for ParameterServerStrategy workers", "TFD041"),
-    ("How do I train a Keras model with model.fit and ParameterServerStrategy?", "TFD047"),
+    ("How do I use model.fit with ParameterServerStrategy?", "TFD047"),
     ("ParameterServerStrategy missing argument cluster_resolver", "TFD047"),
     ("how do I load a model trained with ParameterServerStrategy and a variable partitioner", "TFD042"),
     ("tf.saved_model.load fails on a ShardedVariable", "TFD042"),
