@@ -202,8 +202,10 @@ def main(argv):
         sys.stdout.flush()
         witness.save(final=True)
         result["witness"] = json.loads(json.dumps(witness.record))  # as the snippet left it, not the doctor
-        # the doctor reads variables eagerly and refuses a graph (a snippet that turned eager execution off)
-        if int(tf.__version__.split(".")[0]) >= 2 and "strategy" in namespace and tf.executing_eagerly():
+        # the doctor reads variables eagerly and checks TF 2 strategies: by design it refuses a graph (a
+        # snippet that turned eager execution off) and a TF 1 strategy (tf.compat.v1.distribute)
+        if (int(tf.__version__.split(".")[0]) >= 2 and "strategy" in namespace and tf.executing_eagerly()
+                and isinstance(namespace["strategy"], tf.distribute.Strategy)):
             names = doctor_names(source)
             try:
                 result["doctor"] = json.loads(json.dumps(_doctor(namespace, names)))

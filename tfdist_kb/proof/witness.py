@@ -15,6 +15,7 @@ Runs inside every TensorFlow environment (Python 3.7+, TF 1.15 to 2.21): standar
 and `problems()` needs no TensorFlow.
 """
 import json
+import os
 import re
 import threading
 
@@ -232,8 +233,9 @@ class Witness(object):
             self.record["runtime_devices"] = self.runtime_devices(initialise=final)
         except Exception as error:  # never let the proof change the snippet's outcome
             self.record["runtime_devices_error"] = repr(error)
-        with open(self.path, "w") as handle:
+        with open(self.path + ".part", "w") as handle:  # whole or absent: a task may be stopped mid-write
             json.dump(self.record, handle)
+        os.replace(self.path + ".part", self.path)
 
 
 def reduction(strategy):
