@@ -48,15 +48,20 @@ def fork_records(cache: Path | None = None, current: dict[str, str] | None = Non
     return {key: record for key, (_, record) in found.items()}
 
 
+def _executed(records: list[dict]) -> list[float]:
+    """The seconds of the runs that executed (not the not-applicable ones)."""
+    return [r["seconds"] for r in records if r.get("outcome") in evidence.EXECUTED and r.get("seconds") is not None]
+
+
 def _row(records: list[dict]) -> str:
-    ran = [r["seconds"] for r in records if r.get("outcome") in evidence.EXECUTED and r.get("seconds") is not None]
+    ran = _executed(records)
     if not ran:
         return f"{0:>5} {'-':>8} {'-':>7}"
     return f"{len(ran):>5} {sum(ran):>8.1f} {statistics.mean(ran):>7.2f}"
 
 
 def _mean(records: list[dict]) -> float | None:
-    ran = [r["seconds"] for r in records if r.get("outcome") in evidence.EXECUTED and r.get("seconds") is not None]
+    ran = _executed(records)
     return statistics.mean(ran) if ran else None
 
 
