@@ -172,6 +172,33 @@ def test_a_parameter_server_cluster_of_three_workers_declared_as_four_is_refused
         run_ps(tmp_path, default_env, PS_SERVE + PS_STEPS.replace("STEPS", "40"))
 
 
+NO_RESOLVER = expect.Expectation("raises", "TypeError", "required positional argument: 'cluster_resolver'")
+
+
+def test_a_coordinator_that_raises_before_it_reaches_its_cluster_is_proven_by_the_workers_servers(tmp_path, default_env):
+    """The chief fails in its strategy's constructor, before it connects (TFD047): the devices the steps
+    were to run on are the 4 workers' CPUs, as each worker's own server recorded them; the servers are
+    stopped only once they have recorded themselves."""
+    path = tmp_path / "ps.py"
+    path.write_text(PS_HEADER + PS_SERVE + "tf.distribute.experimental.ParameterServerStrategy()\n")
+    record = runner.run(runner.Job(path, default_env, NO_RESOLVER), use_cache=False)
+    assert record["outcome"] == "raised" and record["exception"] == "TypeError"
+    assert record["ran_on"] == [f"worker:{i}/CPU:0" for i in range(4)]
+    assert [s["task"] for s in record["witness"]["worker:2"]["servers"]] == ["worker:2"]
+
+
+def test_workers_that_serve_no_task_of_the_cluster_prove_no_device(tmp_path, default_env):
+    """The same failing chief, but each worker starts a one-task server of its own (not the cluster's
+    worker it was told it is): nothing shows the 4 workers' devices, and the run is not evidence."""
+    path = tmp_path / "ps.py"
+    path.write_text(PS_HEADER + PS_SERVE.replace(
+        "tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,\n"
+        "                         task_index=resolver.task_id, protocol='grpc', start=True).join()",
+        "tf.distribute.Server.create_local_server().join()") + "tf.distribute.experimental.ParameterServerStrategy()\n")
+    with pytest.raises(runner.RunnerError, match=r"the run names 0 device\(s\) its replicas were on \(none\)"):
+        runner.run(runner.Job(path, default_env, NO_RESOLVER), use_cache=False)
+
+
 ESTIMATOR_STRATEGY = ("tf.config.experimental_connect_to_cluster(resolver, job_name=resolver.task_type,\n"
                       "                                        task_index=resolver.task_id)\n"
                       "strategy = tf.compat.v1.distribute.experimental.ParameterServerStrategy(resolver)\n"

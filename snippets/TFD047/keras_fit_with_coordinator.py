@@ -31,7 +31,8 @@ for units in (1, 2):  # a second model, another output shape
     history = model.fit(tf.keras.utils.experimental.DatasetCreator(dataset_fn), epochs=2, steps_per_epoch=50,
                         verbose=0)
     losses = history.history["loss"]
-    print(units, "output(s): loss per epoch", ["%.4f" % l for l in losses], "kernel on",
+    # the losses themselves differ from run to run: 4 workers update the variables in no fixed order
+    print(units, "output(s):", len(losses), "epochs, loss fell:", losses[1] < losses[0], "kernel on",
           model.layers[-1].kernel.device.split("/device")[0])
     assert len(losses) == 2 and losses[1] < losses[0]
 # --8<-- [end:example]

@@ -169,7 +169,7 @@ def main(argv):
     namespace = {"__name__": "__main__", "__file__": snippet, "__builtins__": __builtins__}
     try:
         from tfdist_kb.proof.replicas import provide_replicas
-        from tfdist_kb.proof.witness import Witness
+        from tfdist_kb.proof.witness import Witness, file_of
 
         with open(snippet) as handle:
             source = handle.read()
@@ -177,7 +177,7 @@ def main(argv):
             result["devices"] = CLUSTER_TASK
         else:
             result["devices"] = OWN_DEVICES if configures_devices(source) else provide_replicas()
-        witness = Witness(result_path + ".witness")
+        witness = Witness(file_of(result_path))
         witness.install()
         import tensorflow as tf
 

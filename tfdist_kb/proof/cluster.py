@@ -50,6 +50,9 @@ sys.path.append(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.
                              "tfdist", "src"))
 from tfdist.cluster import free_ports, tf_config  # noqa: E402  the same TF_CONFIG readers get from tfdist
 
+from tfdist_kb.proof.witness import file_of  # noqa: E402
+
+RESULT = "result.json"  # each task's result file, in its folder (its witness's beside it)
 PORT_BASE = 20000
 # Seconds the other tasks get after one failed: a survivor notices a dead peer when a collective talks
 # to it, or else through MultiWorkerMirroredStrategy's own health check, which on TF 2.4-2.5 asks every
@@ -82,7 +85,7 @@ def _kill(process):
 def _outcome(folder):
     """The child's outcome in `folder` ('passed', 'raised', 'error') or None (no result yet, or none)."""
     try:
-        with open(os.path.join(folder, "result.json")) as handle:
+        with open(os.path.join(folder, RESULT)) as handle:
             return json.load(handle).get("outcome")
     except (OSError, ValueError):
         return None
@@ -115,14 +118,14 @@ def _fork_task(spec, folder, environ, read_end, held):
         return _Forked(pid)
     from tfdist_kb.proof.forkserver import become_child
 
-    become_child({"snippet": spec["snippet"], "result": os.path.join(folder, "result.json"),
+    become_child({"snippet": spec["snippet"], "result": os.path.join(folder, RESULT),
                   "tmpdir": environ["TMPDIR"]}, read_end, environ, close=held)
 
 
 def _start_task(spec, folder, environ, read_end, held):
     with open(os.path.join(folder, "stdout"), "w") as out, open(os.path.join(folder, "stderr"), "w") as err:
         return subprocess.Popen([spec["python"], "-m", "tfdist_kb.proof.child", spec["snippet"],
-                                 os.path.join(folder, "result.json"), str(read_end)],
+                                 os.path.join(folder, RESULT), str(read_end)],
                                 cwd=folder, env=environ, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
                                 start_new_session=True, pass_fds=(read_end,))
 
@@ -174,13 +177,12 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
                         and (process.returncode != 0 or _outcome(folders[i]) != "passed")):
                     failed_at, first = now, report[i]["task"]
         if serving and set(running) <= set(serving):
-            # the coordinator has ended: stop the servers, each once it has recorded itself (a server
-            # still importing TensorFlow when a coordinator failed at once would otherwise leave no
-            # record that it existed), or GRACE seconds after the coordinator ended
+            # the coordinator has ended: stop the servers, each once its witness has recorded the server
+            # it started (a server still importing TensorFlow when a coordinator failed at once would
+            # otherwise leave no record that it existed), or GRACE seconds after the coordinator ended
             coordinator_ended = coordinator_ended or now
             for i in running:
-                if (os.path.exists(os.path.join(folders[i], "result.json.witness"))
-                        or now > coordinator_ended + GRACE):
+                if _served(folders[i]) or now > coordinator_ended + GRACE:
                     report[i]["stopped"] = "served until the coordinator ended"
                     report[i]["served"] = True
                     _kill(processes[i])
@@ -207,6 +209,15 @@ def run_cluster(spec_path, fork=False, fixed_ports=True):
     with open(os.path.join(scratch, "cluster.json.part"), "w") as handle:
         json.dump(summary, handle)
     os.replace(os.path.join(scratch, "cluster.json.part"), os.path.join(scratch, "cluster.json"))
+
+
+def _served(folder):
+    """Whether the task in `folder` has started a server, as its witness recorded (whole or absent)."""
+    try:
+        with open(file_of(os.path.join(folder, RESULT))) as handle:
+            return bool(json.load(handle).get("servers"))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def _watch_lifeline(lifeline):

@@ -242,8 +242,8 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
         return _execute_cluster(job, tasks, time_limit, may_hang, mode_of(job, mode))
     launch = _launch_forked if mode_of(job, mode) == "fork" else _launch_fresh
     with tempfile.TemporaryDirectory(prefix="tfdist-") as scratch:
-        result_file = Path(scratch) / "result.json"
-        witness_file = Path(scratch) / "result.json.witness"
+        result_file = Path(scratch) / cluster.RESULT
+        witness_file = Path(witness.file_of(result_file))
         tmpdir = Path(scratch) / "tmp"
         tmpdir.mkdir()
         started = time.monotonic()
@@ -361,10 +361,10 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         runs = []
         for name, task, ended in zip(names, tasks, summary["tasks"]):
             folder = Path(scratch) / ended["folder"]
-            result = _read_json(folder / "result.json") or {}
+            result = _read_json(folder / cluster.RESULT) or {}
             read = lambda f: _same_ports((folder / f).read_text(errors="replace") if (folder / f).exists() else "", ports)
             runs.append({"task": name, "result": result, "stdout": read("stdout"), "stderr": read("stderr"),
-                         "witness": result.get("witness") or _read_json(folder / "result.json.witness"),
+                         "witness": result.get("witness") or _read_json(Path(witness.file_of(folder / cluster.RESULT))),
                          "stopped": ended["stopped"], "served": bool(ended.get("served")), "ended": ended["ended"]})
     for run_ in runs:
         if run_["result"].get("outcome") == "error":
@@ -401,6 +401,10 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
     if problems:
         raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run does not prove {REPLICAS} replicas "
                           f"on {REPLICAS} distinct devices across its tasks: " + "; ".join(problems))
+    ran_on = witness.cluster_ran_on(seen, outcome)
+    if len(set(ran_on)) < REPLICAS:  # what the evidence holds every executed run to (evidence.problems)
+        raise RunnerError(f"{job.rel} on {job.env.name}: not evidence, the run names {len(set(ran_on))} device(s) "
+                          f"its replicas were on ({', '.join(ran_on) or 'none'}), not {REPLICAS} distinct ones")
     first = raised[0] if raised else runs[0]
     child = first["result"] or next((r["result"] for r in runs if r["result"]), {})
     message, headline = (messages.message(_same_ports(first["result"].get("message") or "", ports))
@@ -428,7 +432,7 @@ def _execute_cluster(job: Job, tasks: list[tuple[str, int]], time_limit: float, 
         "outcome": outcome,
         "exception": first["result"].get("exception") if raised else None,
         "message": message, "headline": headline,
-        "replicas": REPLICAS, "ran_on": witness.cluster_ran_on(seen, outcome),
+        "replicas": REPLICAS, "ran_on": ran_on,
         "reduction": _reduction({"strategies": [s for _, w in seen for s in w["strategies"]]}),
         "seconds": seconds, "stdout": messages.normalise(runs[0]["stdout"]),  # the first task's (chief, worker:0)
         "tasks": [task_record(r) for r in runs],

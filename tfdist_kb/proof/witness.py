@@ -20,6 +20,11 @@ import re
 import threading
 
 REPLICAS = 4
+
+
+def file_of(result):
+    """The witness's file beside a run's result file (RESULT.json -> RESULT.json.witness)."""
+    return str(result) + ".witness"
 _DEVICE = re.compile(r"(?:device:)?(CPU|GPU|TPU|XLA_CPU|XLA_GPU):(\d+)$", re.IGNORECASE)
 
 
@@ -77,6 +82,12 @@ class Witness(object):
             strategy_base.__deepcopy__ = __deepcopy__
         self._after(context_base, self._replica_entered)
         self._after(session.BaseSession, self._session_created)
+        try:  # a task that serves a cluster (a parameter-server cluster's workers): its server's task and devices
+            from tensorflow.python.training import server_lib
+
+            self._after(server_lib.Server, self._server_started)
+        except (ImportError, AttributeError):
+            pass
         # a strategy whose constructor raises: a MultiWorkerMirroredStrategy ("must be configured at
         # program startup"), a ParameterServerStrategy that cannot reach its cluster
         self._on_failure("collective_all_reduce_strategy", "CollectiveAllReduceExtended", "MultiWorkerMirroredStrategy")
@@ -207,6 +218,22 @@ class Witness(object):
                 ran.append(replica)
                 ran.sort()
                 self._save(False)
+
+    def _server_started(self, server):
+        """A `tf.distribute.Server` of this process: the task it serves and the devices of the process
+        (physical ones: listing them starts no runtime), the devices the cluster's steps can run on."""
+        seen = {"task": None, "devices": None}
+        try:  # never let the proof change the snippet's outcome
+            definition = server.server_def
+            seen["task"] = "%s:%d" % (definition.job_name, definition.task_index)
+            from tensorflow.python.eager import context
+
+            seen["devices"] = sorted(d.name for d in context.context().list_physical_devices())
+        except Exception as error:
+            seen["error"] = repr(error)
+        with self._lock:
+            self.record.setdefault("servers", []).append(seen)
+            self._save(False)
 
     def _session_created(self, sess):
         self.record["sessions"].append(sorted(d.name for d in sess.list_devices()))
@@ -500,6 +527,18 @@ def _ps_problems(tasks, outcome):
     return found
 
 
+def _served_cpus(tasks):
+    """'worker:1/CPU:0' for each task that started a server as the task TF_CONFIG made it and whose
+    process has a CPU:0."""
+    out = []
+    for name, record in tasks:
+        for server in (record or {}).get("servers") or []:
+            if (server.get("task") == name == record.get("tf_config_task")
+                    and "CPU:0" in set(map(short, server.get("devices") or []))):
+                out.append(name + "/CPU:0")
+    return out
+
+
 def _ps_workers():
     return ["worker:%d/CPU:0" % i for i in range(REPLICAS)]
 
@@ -512,7 +551,10 @@ def cluster_ran_on(tasks, outcome):
         chief = dict(tasks).get("chief:0") or {}
         if outcome == "passed":
             return ["%s/CPU:0" % w for w in chief.get("scheduled") or []]
+        # a run that raised or hung: the workers' CPUs that exist, as the chief's runtime reached them or,
+        # where the chief failed before it reached its cluster, as each worker's own server has them
         have = set(filter(None, map(placed, chief.get("runtime_devices") or [])))
+        have.update(_served_cpus(tasks))
         return [d for d in _ps_workers() if d in have]
     tasks = _as_judged(tasks, outcome)
     out = []
