@@ -184,6 +184,9 @@ HEADLINE_NOT_DISTINCTIVE = {
     # TF 1.15's headline is a bare `SystemError: <built-in function Flatten> returned a result with an
     # error set`; the `experimental_run_v2` frames before it make it TFD014's
     "TFD014/per_replica_captured_in_replica_fn.py": "TF 1.15: nest.Flatten's bare SystemError",
+    # TF 2.1.0: `Shape mismatch in the collective instance N. Op at device /job:worker/...` is any shape
+    # mismatch between workers (TFD031); only the `CollectiveGather` node after it makes it TFD036's
+    "TFD036/uneven_rows.py": "TF 2.1.0: a shape mismatch between workers, TFD031's generic headline",
 }
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
