@@ -99,6 +99,8 @@ QUESTIONS = [
     ("how do I create the dataset for ParameterServerStrategy workers", "TFD041"),
     ("How do I use model.fit with ParameterServerStrategy?", "TFD047"),
     ("ParameterServerStrategy missing argument cluster_resolver", "TFD047"),
+    ("my dataset returns x, y, None and fit fails with MirroredStrategy", "TFD048"),
+    ("sample weights None in dataset under MirroredStrategy", "TFD048"),
     ("how do I load a model trained with ParameterServerStrategy and a variable partitioner", "TFD042"),
     ("tf.saved_model.load fails on a ShardedVariable", "TFD042"),
     ("ParameterServerStrategy training fails when a parameter server goes down", "TFD043"),

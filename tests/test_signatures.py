@@ -240,6 +240,7 @@ CUT_NOT_DISTINCTIVE = {
     "TFD007/second_strategy_for_fine_tuning.py": "`Mixing ... is not <tensorflow.py`: the second strategy comes after",
     "TFD007/custom_loop_second_strategy.py":
         "`Mixing ... is not <...`, `colocate_vars_with ... Strategy.sco`: the strategy or MirroredVariable comes after",
+    "TFD048/none_as_sample_weight.py": "`'NoneType' object has no attr` (Keras 3): the attribute (`device`) is the point",
     "TFD011/keras_apply_gradients_in_cross_replica_context.py":
         "`'NoneType' object has no att`: the attribute (`merge_call`) is the point",
     **HEADLINE_NOT_DISTINCTIVE,
