@@ -491,3 +491,33 @@ def test_local_cluster_never_leads_with_a_server_of_a_parameter_server_cluster(t
     with pytest.raises(TaskFailed) as caught:
         local_cluster(script, workers=2, chief=1, ps=1, python=sys.executable, show=False, timeout=60)
     assert (caught.value.task, caught.value.exception) == ("chief:0", "RuntimeError")
+
+
+def _ps_raised(lead_task="chief:0", exception="ValueError"):
+    tasks = [{"task": "chief:0", "outcome": "raised", "exception": exception, "headline": "x"}]
+    tasks += [{"task": f"worker:{i}", "outcome": "served", "stdout": ""} for i in range(4)]
+    tasks += [{"task": "ps:0", "outcome": "served", "stdout": ""}]
+    return {"outcome": "raised", "exception": exception, "message": "x not found", "headline": "x not found",
+            "tasks": tasks}
+
+
+@pytest.mark.parametrize("record, task, problem", [
+    (_ps_raised(), "chief:0", None),
+    (_ps_raised(), "worker:1", "expected worker:1 to raise ValueError, but it served"),
+    (_ps_raised(exception="KeyError"), "chief:0", "expected chief:0 to raise ValueError, but it raised KeyError"),
+    (_ps_raised(), "worker:7", "the cluster has no such task"),
+    ({"outcome": "raised", "exception": "ValueError", "message": "x not found"}, "chief:0", "the run is not a cluster's"),
+])
+def test_an_expectation_that_names_the_raising_task_holds_only_where_that_task_raised(record, task, problem):
+    """`raises = ..., task = "chief:0"`: the whole run raising is not enough, the named task must have
+    raised the declared exception (the coordinator of a parameter-server cluster, not a server)."""
+    declared = expect._parse_one("x", {"raises": "ValueError", "match": "not found", "task": task})
+    found = declared.judge(record)
+    assert (found == []) if problem is None else any(problem in f for f in found), found
+
+
+@pytest.mark.parametrize("value", [{"passes": 1, "task": "chief:0"}, {"raises": "E", "match": "m", "task": "chief"},
+                                   {"raises": "E", "match": "m", "task": "localhost:0"}, {"prints": "x", "task": "chief:0"}])
+def test_a_task_outside_a_raises_expectation_or_misnamed_is_an_expect_error(value):
+    with pytest.raises(expect.ExpectError):
+        expect._parse_one("x", value)

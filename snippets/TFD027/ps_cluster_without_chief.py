@@ -1,7 +1,7 @@
 # /// tfdist
 # cluster = { chief = 1, worker = 4, ps = 1 }
 # [expect]
-# default = { raises = "ValueError", match = "`task_type` 'chief' not found in cluster_spec" }
+# default = { raises = "ValueError", match = "`task_type` 'chief' not found in cluster_spec", task = "chief:0" }
 # "tf2.4" = "passes"
 # "tf1.15" = { not-applicable = "TF 1.15 has no ParameterServerStrategy with a ClusterCoordinator (tf.distribute.experimental.coordinator)" }
 # ///

@@ -2,9 +2,9 @@
 # cluster = { chief = 1, worker = 4, ps = 1 }
 # [expect]
 # default = "passes"
-# "tf2.4" = { raises = "ValueError", match = "The `experimental_distribute_dataset` method must be called inside a `tf.function` passed to `create_per_worker_dataset`" }
-# "tf2.5" = { raises = "NotImplementedError", match = "Only `DatasetCreator` input is supported in `ParameterServerStrategy` at this time" }
-# "tf2.21-keras3" = { raises = "ValueError", match = "To use this dataset, you need to pass this dataset to ClusterCoordinator.create_per_worker_dataset" }
+# "tf2.4" = { raises = "ValueError", match = "The `experimental_distribute_dataset` method must be called inside a `tf.function` passed to `create_per_worker_dataset`", task = "chief:0" }
+# "tf2.5" = { raises = "NotImplementedError", match = "Only `DatasetCreator` input is supported in `ParameterServerStrategy` at this time", task = "chief:0" }
+# "tf2.21-keras3" = { raises = "ValueError", match = "To use this dataset, you need to pass this dataset to ClusterCoordinator.create_per_worker_dataset", task = "chief:0" }
 # "tf1.15" = { not-applicable = "TF 1.15 has no ParameterServerStrategy with a ClusterCoordinator (tf.distribute.experimental.coordinator)" }
 # ///
 # --8<-- [start:example]

@@ -1,7 +1,7 @@
 # /// tfdist
 # cluster = { chief = 1, worker = 4, ps = 1 }
 # [expect]
-# default = { raises = "TypeError", match = "__init__\\(\\) missing 1 required positional argument: 'cluster_resolver'" }
+# default = { raises = "TypeError", match = "__init__\\(\\) missing 1 required positional argument: 'cluster_resolver'", task = "chief:0" }
 # "tf1.15" = { not-applicable = "in TF 1.15 this name is the Estimator strategy, whose cluster_resolver is optional" }
 # ///
 # --8<-- [start:example]

@@ -1,7 +1,7 @@
 # /// tfdist
 # cluster = { chief = 1, worker = 4, ps = 1 }
 # [expect]
-# default = { raises = "NotImplementedError", match = "`tf.compat.v1.distribute.experimental.ParameterServerStrategy` currently only works with the tf.Estimator API" }
+# default = { raises = "NotImplementedError", match = "`tf.compat.v1.distribute.experimental.ParameterServerStrategy` currently only works with the tf.Estimator API", task = "chief:0" }
 # "tf1.15" = { not-applicable = "TF 1.15 runs graph mode by default, where this strategy (the one tf.estimator uses) does not refuse its scope; Keras on it there is not run here" }
 # ///
 # --8<-- [start:example]

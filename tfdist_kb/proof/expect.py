@@ -41,7 +41,9 @@ A snippet that runs as a local cluster of TensorFlow processes (MultiWorkerMirro
 ParameterServerStrategy) declares its tasks above [expect]: `# cluster = { worker = 4 }`. The runner
 (tfdist_kb.proof.cluster) starts one process per task, over loopback only, each with its TF_CONFIG, and
 judges the tasks together; `make test` forks the tasks from a TensorFlow imported once, as it forks
-single runs (tfdist_kb.proof.forkpool).
+single runs (tfdist_kb.proof.forkpool). A cluster snippet's `raises` may name the task that must
+raise it, where only that task can (the coordinator of a parameter-server cluster):
+`"tf2.15" = { raises = "ValueError", match = "regex", task = "chief:0" }`.
 
 After the snippet, the runner's child has `tfdist.doctor` inspect the snippet's module-level
 `strategy`, `optimizer` and models; which globals are models it inspects is declared on one line above
@@ -77,10 +79,11 @@ class Expectation:
     match: str | None = None  # regex: on the message (raises) or on stdout (prints)
     reason: str | None = None  # not-applicable
     seconds: float | None = None  # hangs: the run is stopped after this long
+    task: str | None = None  # raises, in a cluster: the task ("chief:0") that must raise it
 
     def describe(self) -> str:
         if self.kind == "raises":
-            return f"raises {self.exception} matching /{self.match}/"
+            return f"raises {self.exception} matching /{self.match}/" + (f" in {self.task}" if self.task else "")
         if self.kind == "prints":
             return f"passes, printing /{self.match}/"
         if self.kind == "not-applicable":
@@ -109,6 +112,17 @@ class Expectation:
                 problems.append(f"expected {self.exception}, got {record.get('exception')}: {record.get('message')}")
             if not re.search(self.match, record.get("message") or ""):  # the whole message
                 problems.append(f"message {record.get('headline') or record.get('message')!r} does not match /{self.match}/")
+            if self.task:
+                tasks = {t.get("task"): t for t in record.get("tasks") or []}
+                if not tasks:
+                    problems.append(f"expected {self.task} to raise, but the run is not a cluster's")
+                elif self.task not in tasks:
+                    problems.append(f"expected {self.task} to raise, but the cluster has no such task ({', '.join(tasks)})")
+                elif (tasks[self.task].get("outcome") != "raised"
+                      or tasks[self.task].get("exception") not in self.exceptions):
+                    t = tasks[self.task]
+                    problems.append(f"expected {self.task} to raise {self.exception}, but it "
+                                    + (f"raised {t.get('exception')}" if t.get("outcome") == "raised" else str(t.get("outcome"))))
             return problems
         if outcome != "passed":
             return [f"expected it to pass, but it raised {record.get('exception')}: {record.get('message')}"]
@@ -122,9 +136,13 @@ def _parse_one(where: str, value) -> Expectation:
         return Expectation("passes")
     if not isinstance(value, dict) or len(set(value) & {"raises", "prints", "not-applicable", "hangs"}) != 1:
         raise ExpectError(f"{where}: expected \"passes\" or a table with one of raises/prints/not-applicable/hangs, got {value!r}")
-    unknown = set(value) - {"raises", "match", "prints", "not-applicable", "hangs"}
+    unknown = set(value) - {"raises", "match", "prints", "not-applicable", "hangs", "task"}
     if unknown:
         raise ExpectError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    if "task" in value and ("raises" not in value or not isinstance(value["task"], str)
+                            or not re.fullmatch(r"(?:chief|worker|ps|evaluator):\d+", value["task"])):
+        raise ExpectError(f"{where}: 'task' names the cluster task that raises ('chief:0', 'worker:1'), "
+                          f"with 'raises' only, got {value['task']!r}")
     if "hangs" in value:
         if not isinstance(value["hangs"], (int, float)) or not 5 <= value["hangs"] <= 600:
             raise ExpectError(f"{where}: 'hangs' takes the seconds after which the run is stopped (5 to 600)")
@@ -136,7 +154,7 @@ def _parse_one(where: str, value) -> Expectation:
         if not names or not all(isinstance(n, str) and re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
             raise ExpectError(f"{where}: 'raises' takes an exception's class name, or a list of the names "
                               f"thread timing chooses between, got {value['raises']!r}")
-        exp = Expectation("raises", exception=" or ".join(names), match=value["match"])
+        exp = Expectation("raises", exception=" or ".join(names), match=value["match"], task=value.get("task"))
     elif "prints" in value:
         exp = Expectation("prints", match=value["prints"])
     else:
