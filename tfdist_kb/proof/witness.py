@@ -25,6 +25,8 @@ REPLICAS = 4
 def file_of(result):
     """The witness's file beside a run's result file (RESULT.json -> RESULT.json.witness)."""
     return str(result) + ".witness"
+
+
 _DEVICE = re.compile(r"(?:device:)?(CPU|GPU|TPU|XLA_CPU|XLA_GPU):(\d+)$", re.IGNORECASE)
 
 
