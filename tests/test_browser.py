@@ -101,6 +101,8 @@ QUESTIONS = [
     ("ParameterServerStrategy missing argument cluster_resolver", "TFD047"),
     ("my dataset returns x, y, None and fit fails with MirroredStrategy", "TFD048"),
     ("sample weights None in dataset under MirroredStrategy", "TFD048"),
+    ("load_weights fails after training with MirroredStrategy", "TFD049"),
+    ("restore the best weights from a weights.h5 file under MirroredStrategy", "TFD049"),
     ("how do I load a model trained with ParameterServerStrategy and a variable partitioner", "TFD042"),
     ("tf.saved_model.load fails on a ShardedVariable", "TFD042"),
     ("ParameterServerStrategy training fails when a parameter server goes down", "TFD043"),

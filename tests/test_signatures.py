@@ -191,6 +191,9 @@ HEADLINE_NOT_DISTINCTIVE = {
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
 CUT_NOT_DISTINCTIVE = {
+    "TFD049/load_weights_after_fit.py": "`unsupported operand type(s) for /: 'Da`: the operand types come last; the "
+                                        "prefix alone is any division of two things Python cannot divide",
+    "TFD049/load_after_evaluate.py": "the same message as TFD049/load_weights_after_fit.py",
     "TFD041/pass_the_dataset_itself.py": "`TypeError: unsupported `: a short message whose last word is the point",
     "TFD041/failing.py": "`Input has an error, ... Failed copying input tensor from /job:chief/... to /j`: what could "
                          "not be copied (`Unable to parse tensor proto`) comes last",
