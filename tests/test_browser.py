@@ -449,11 +449,23 @@ COPY_BUTTON = 'button[data-md-type="copy"], button.md-clipboard'
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_copy_button_copies_the_code(desktop, lang):
+    """Every code block shown on TFD001 gets its copy button once it comes into view (the theme mounts
+    code blocks lazily: `content.lazy` in mkdocs.yml), and the button copies what the block shows."""
     page = desktop.page
     assert desktop.open(entry_path("TFD001", lang)) == 200
-    blocks = [b for b in page.locator("article pre").all() if b.is_visible() and b.locator(COPY_BUTTON).count()]
-    assert blocks, "no visible code block with a copy button on TFD001"
-    for n, block in enumerate(blocks[:3]):
+    visible = [b for b in page.locator("article pre:has(> code)").all() if b.is_visible()]
+    assert len(visible) >= 3, f"only {len(visible)} visible code blocks on TFD001"
+    missing = []
+    for n, block in enumerate(visible):
+        block.scroll_into_view_if_needed()
+        try:
+            block.locator(COPY_BUTTON).first.wait_for(state="attached", timeout=3000)
+        except Exception as error:  # playwright's TimeoutError
+            if type(error).__name__ != "TimeoutError":
+                raise
+            missing.append(f"block {n + 1}: {block.inner_text()[:80]!r}")
+    assert not missing, f"{len(missing)} of {len(visible)} code blocks got no copy button in view:\n" + "\n".join(missing)
+    for n, block in enumerate(visible[:3]):
         page.evaluate("navigator.clipboard.writeText('(nothing copied)')")
         block.hover()
         block.locator(COPY_BUTTON).first.click()

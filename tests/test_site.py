@@ -139,3 +139,31 @@ def test_no_placeholder_host_anywhere(site):
             for host in ("readthedocs.io", "github.com/tfdist-kb", "api.github.com", "example.com"):
                 assert host not in text, f"{path.relative_to(site)} mentions {host}"
             assert 'data-md-component="source"' not in text, f"{path.relative_to(site)} has a repository widget"
+
+
+def test_code_lines_keep_their_text_with_fewer_elements(site):
+    """tfdist_kb/site/codelines.py: Pygments' name and whitespace spans go (drawn as the code's own
+    text, they were a quarter of an entry page's elements), a non-blank line of at most SHORT
+    characters loses its own span, every longer line and every blank line keeps one, and the text
+    of the block is what Pygments wrote. And no entry page the site fixture built keeps such a span."""
+    import html
+    import re
+
+    import markdown
+
+    from tfdist_kb.site import codelines
+
+    source = ("import tensorflow as tf\n\nstrategy = tf.distribute.MirroredStrategy()\n"
+              "with strategy.scope():\n    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])\n"
+              "\n    x = 1\n")
+    raw = markdown.markdown(f"```python\n{source}```", extensions=["pymdownx.superfences", "pymdownx.highlight"],
+                            extension_configs={"pymdownx.highlight": {"line_spans": "__span"}})
+    marked = codelines.indent(raw)
+    text = lambda fragment: html.unescape(re.sub(r"<[^>]+>", "", fragment))  # noqa: E731
+    assert text(marked) == text(raw) and source.rstrip("\n") in text(marked)
+    assert re.search(r'<span class="[nw]">', raw) and not re.search(r'<span class="[nw]">', marked)
+    # lines 1-7: import (short), blank, strategy = ... (long), with ... (short), model = ... (long), blank, x = 1
+    assert re.findall(r'<span id="__span-0-(\d+)"', marked) == ["2", "3", "5", "6"], marked
+    for entry in registry.load().values():
+        page = (site / "e" / entry.id / "index.html").read_text(encoding="utf-8")
+        assert not re.search(r'<span class="[nw]">', page), f"{entry.id}: a name or whitespace span is left"
