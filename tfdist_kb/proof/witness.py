@@ -246,7 +246,10 @@ class Witness(object):
         from tensorflow.python.eager import context
 
         ctx = context.context()
-        if not initialise and not getattr(ctx, "_initialized", False):
+        started = getattr(ctx, "_initialized", None)
+        if started is None:  # TF 2.0 has no such flag: its runtime exists once it has a handle
+            started = getattr(ctx, "_context_handle", None) is not None
+        if not initialise and not started:
             return None
         return sorted(d.name for d in ctx.list_logical_devices())
 
