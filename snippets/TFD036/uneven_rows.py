@@ -3,7 +3,7 @@
 # [expect]
 # default = "passes"
 # "tf1.15" = { not-applicable = "TF 1.15 has no tf.distribute.MultiWorkerMirroredStrategy or Strategy.run" }
-# "tf2.0.4" = { raises = "InternalError", match = 'Inconsistent output shapes, got \[\d+\], but expected is \[\d+\]|RecvBufResponse returned \d+ bytes where to_tensor expected \d+' }
+# "tf2.0.4" = { raises = "InternalError", match = 'Inconsistent output shapes, got \[[\d,]+\], but expected is \[[\d,]+\]|RecvBufResponse returned \d+ bytes where to_tensor expected \d+' }
 # "tf2.1.0" = { raises = "InvalidArgumentError", match = 'Shape mismatch in the collective instance \d+\. [\s\S]*/CollectiveGather' }
 # ///
 # --8<-- [start:example]
