@@ -185,8 +185,10 @@ HEADLINE_NOT_DISTINCTIVE = {
     # error set`; the `experimental_run_v2` frames before it make it TFD014's
     "TFD014/per_replica_captured_in_replica_fn.py": "TF 1.15: nest.Flatten's bare SystemError",
     # TF 2.1.0: `Shape mismatch in the collective instance N. Op at device /job:worker/...` is any shape
-    # mismatch between workers (TFD031); only the `CollectiveGather` node after it makes it TFD036's
-    "TFD036/uneven_rows.py": "TF 2.1.0: a shape mismatch between workers, TFD031's generic headline",
+    # mismatch between workers (TFD031), and TF 2.0.4's `RecvBufResponse returned N bytes where
+    # to_tensor expected M` any buffer of the wrong size; only the `CollectiveGather` node after them
+    # makes them TFD036's
+    "TFD036/uneven_rows.py": "TF 2.1.0 and 2.0.4: a shape or buffer-size mismatch between workers, a generic headline",
 }
 # Headlines whose first 60% hold nothing distinctive (short messages whose distinctive part is at the
 # end, or the project's description of a message-less exception).
