@@ -16,6 +16,8 @@ print("replicas:", tf.distribute.MirroredStrategy(devices).num_replicas_in_sync)
 
 # The same strategy as tutorials and scripts of the TensorFlow 1 years spell it
 strategy = tf.contrib.distribute.MirroredStrategy(devices)
+# and its strategy for several machines, which tf.distribute calls MultiWorkerMirroredStrategy
+print("contrib:", tf.contrib.distribute.CollectiveAllReduceStrategy.__name__)
 
 
 @tf.function

@@ -13,6 +13,9 @@ if tf.__version__.startswith("1."):  # TF 1.x: run eagerly as TF 2 does, and nam
 
 strategy = tf.distribute.MirroredStrategy(devices)
 assert strategy.num_replicas_in_sync == 4  # the replica count, under the name every release run here has
+# Names that scripts for several machines use: every release run here has them too
+print(tf.distribute.experimental.MultiWorkerMirroredStrategy.__name__,
+      tf.distribute.experimental.CollectiveCommunication.AUTO)
 
 # One spelling for every release: the new name where the strategy has it, the old one before
 run = strategy.run if hasattr(strategy, "run") else strategy.experimental_run_v2
