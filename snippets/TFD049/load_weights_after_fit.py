@@ -6,6 +6,7 @@
 # "tf1.15" = { not-applicable = "TF 1.15: MirroredStrategy() counts GPUs only (1 replica here), and with the 4 logical devices named, its tf.keras fit failed on them even in the fixes (AssertionError when eager, uninitialized replica variables in graph mode)" }
 # ///
 # --8<-- [start:example]
+import h5py
 import numpy as np
 import tensorflow as tf
 
@@ -19,6 +20,8 @@ with strategy.scope():
 
 model.fit(x, y, batch_size=16, epochs=2, verbose=0)
 model.save_weights("best.weights.h5")  # the weights to come back to
+with h5py.File("best.weights.h5", "r") as saved:
+    print("in the file:", sorted(saved))  # its top-level groups
 kept = model.get_weights()
 model.fit(x, y, batch_size=16, epochs=2, verbose=0)  # more training moves them on
 
