@@ -343,10 +343,16 @@ PYTHONS = [pytest.param(sys.executable, id="3.11"),
            pytest.param(_python37(), id="3.7", marks=pytest.mark.skipif(not _python37(), reason="no Python 3.7"))]
 
 
-def _tfdist(python, args, **kwargs):
-    """`python -m tfdist ARGS`, the package from the source tree, stdout block-buffered as in a pipeline."""
+def _package_environ():
+    """The environment of `python -m tfdist`: the package from the source tree, stdout block-buffered."""
     environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     environ["PYTHONPATH"] = os.pathsep.join([str(PACKAGE), str(ROOT)])
+    return environ
+
+
+def _tfdist(python, args, **kwargs):
+    """`python -m tfdist ARGS`, the package from the source tree, stdout block-buffered as in a pipeline."""
+    environ = _package_environ()
     return subprocess.Popen([python, "-m", "tfdist"] + args, cwd=ROOT, env=environ, stderr=subprocess.PIPE, **kwargs)
 
 
@@ -384,8 +390,7 @@ def _with_reader_gone(python, args):
 
     The read end is closed before the process starts, so its first write always meets a broken pipe
     (closing it after the start races a short output that fits the pipe's buffer)."""
-    environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    environ["PYTHONPATH"] = os.pathsep.join([str(PACKAGE), str(ROOT)])
+    environ = _package_environ()
     command = [python, "-m", "tfdist"] + args
     done = subprocess.run([sys.executable, "-c", _READER_GONE, json.dumps(command)], cwd=ROOT, env=environ,
                           capture_output=True, text=True, timeout=120)
@@ -591,8 +596,7 @@ def test_pinned_environments_hold_only_their_locks():
 
 def _tfdist_with_stdout(python, args, stdout: str):
     """`python -m tfdist ARGS` with its standard output closed (`>&-`) or on a full disk (`> /dev/full`)."""
-    environ = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
-    environ["PYTHONPATH"] = os.pathsep.join([str(PACKAGE), str(ROOT)])
+    environ = _package_environ()
     redirect = ">&-" if stdout == "closed" else "> /dev/full"
     command = " ".join(["exec", shlex.quote(python), "-m", "tfdist"] + [shlex.quote(a) for a in args] + [redirect])
     return subprocess.run(["sh", "-c", command], cwd=ROOT, env=environ, capture_output=True, timeout=120)
