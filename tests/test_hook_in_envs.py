@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import tfdist
-from tfdist_kb.proof import envs, evidence
+from tfdist_kb.proof import envs, evidence, messages
 from tfdist_kb.site import errors
 from tfdist_kb.commands import pytest_plugin
 
@@ -30,7 +30,8 @@ def fastest_raising_run(env_name):
     matcher's business, tested in test_signatures; here the hook's path in a real process is)."""
     data = tfdist.load(errors.PACKAGE_DATA)
     runs = [r for r in evidence.load().values() if r["env"] == env_name and r["outcome"] == "raised"
-            and (tfdist.lookup(f"{r['exception']}: {r['message']}", data) or {}).get("id") == r["snippet"].split("/")[1]]
+            and (tfdist.lookup(messages.printed(r["exception"], r["message"], r["headline"]), data) or {}).get("id")
+            == r["snippet"].split("/")[1]]
     return min(runs, key=lambda r: (r["seconds"], r["snippet"])) if runs else None
 
 

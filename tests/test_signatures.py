@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tfdist_kb.proof import messages
 from tfdist_kb.site import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -350,7 +351,9 @@ def test_auto_shard_log_line_alone_is_tfd014s():
 
 
 def _whole(record) -> str:
-    return f"{record['exception']}: {record['message']}"
+    """What a user pastes of a recorded exception: `Type: message`, or for one with no message the
+    frame it was raised in and the bare type (tfdist_kb.proof.messages.printed)."""
+    return messages.printed(record["exception"], record["message"], record["headline"])
 
 
 def _renamed(text: str, strategy: str | None = None) -> str:
@@ -403,8 +406,8 @@ def _variants(record):
     yield "renamed", _renamed(whole)
     yield "other strategy", _renamed(whole, "tpu_strategy.TPUStrategyV2 object at 0x7fee4d7614f0")
     yield "quoted, renamed, in logs", "\n".join("> " + line for line in (_LOG_BEFORE + _renamed(whole)).split("\n"))
-    if snippet not in HEADLINE_NOT_DISTINCTIVE:
-        headline = _headline(record)
+    if snippet not in HEADLINE_NOT_DISTINCTIVE and record["message"].strip():  # a bare exception's headline
+        headline = _headline(record)  # is the runner's account of where it was raised: nothing a user pastes
         yield "headline", f"{record['exception']}: {headline}"
         yield "headline renamed", f"{record['exception']}: {_renamed(headline)}"
         if snippet not in CUT_NOT_DISTINCTIVE:
@@ -550,7 +553,7 @@ def test_frames_break_the_keras3_scope_tie(eid, frames):
 def _alone(eid: str) -> str:
     """The whole recorded message (`Type: message`) of a raising run of `eid` that ranks `eid` alone."""
     for record in RAISED:
-        text = f"{record['exception']}: {record['message']}"
+        text = _whole(record)
         if _entry(record) == eid and [e for e, _ in rank(text)] == [eid]:
             return text
     raise AssertionError(f"{eid}: no recorded message ranks it alone")
@@ -601,7 +604,7 @@ def test_an_error_in_a_log_line_ranks_before_a_warning(eid, prefix):
 def test_every_match_holds_the_literal_the_matcher_looks_for_first():
     """matcher.required_literal: a signature runs only where its longest plain run is in the text; on
     every recorded message and real paste, each signature that matches holds it."""
-    texts = [matcher.normalise(f"{r['exception']}: {r['message']}") for r in RAISED]
+    texts = [matcher.normalise(_whole(r)) for r in RAISED]
     texts += [matcher.normalise(p["error_text"]) for p in corpus()]
     for eid, signatures in DECLARED.items():
         for signature in signatures:

@@ -359,6 +359,29 @@ def test_lookup_text_and_exception_chain(data):
     assert tfdist.lookup(ValueError(), data) is None
 
 
+def test_an_exception_with_no_message_is_named_by_where_it_was_raised(tmp_path):
+    """A bare `assert` has no message: its innermost frame and source line, as Python prints them, are
+    what the matcher reads (TF 1.13's `assert not as_ref` of TFD011); one with a message is not given
+    its frame (a user's file could hold any words)."""
+    source = tmp_path / "values.py"
+    source.write_text("def _tensor_conversion_mirrored(as_ref):\n    assert not as_ref\n    return 1\n")
+    namespace = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    data = {"schema": 1, "base_url": BASE, "entries": [
+        entry("TFD011", [r"values\.py\W+(?:line )?\d+\W+(?:in )?_tensor_conversion\w*\W+assert not as_ref"])]}
+    try:
+        namespace["_tensor_conversion_mirrored"](True)
+    except AssertionError as error:
+        assert matcher.exception_text(error) == (f'  File "{source}", line 2, in _tensor_conversion_mirrored\n'
+                                                 "    assert not as_ref\nAssertionError")
+        assert tfdist.lookup(error, data)["id"] == "TFD011"
+    try:
+        raise AssertionError("assert not as_ref in values.py")
+    except AssertionError as error:
+        assert matcher.exception_text(error) == "AssertionError: assert not as_ref in values.py"
+        assert tfdist.lookup(error, data) is None
+
+
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="exception notes (PEP 678) are Python 3.11+")
 def test_annotate_adds_a_note_once(data):
     error = ValueError(SLOT)

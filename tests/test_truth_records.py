@@ -106,6 +106,23 @@ def test_names_that_do_not_depend_on_the_replica_are_kept():
     assert messages.message(array)[0] == array
 
 
+def test_an_exception_with_no_message_records_where_it_was_raised():
+    """A bare `assert` (TFD011 on TF 1.13.2): the message stays empty, the headline says where, from
+    the child's traceback, with the machine's paths left out; `printed` gives back Python's last lines."""
+    traceback = ('Traceback (most recent call last):\n'
+                 '  File "/work/main/tfdist_kb/proof/child.py", line 190, in main\n    exec(code, namespace)\n'
+                 '  File "/work/main/snippets/TFD011/x.py", line 17, in <module>\n'
+                 '    with tf.compat.v1.colocate_with(weight):\n'
+                 '  File "/opt/envs/tf1.13.2/lib/python3.7/site-packages/tensorflow/python/distribute/values.py", '
+                 'line 451, in _tensor_conversion_mirrored\n    assert not as_ref\nAssertionError\n')
+    text, headline = messages.message("", Path("/work/main"), traceback=traceback)
+    where = '"…/lib/python3.7/site-packages/tensorflow/python/distribute/values.py", line 451, in _tensor_conversion_mirrored'
+    assert (text, headline) == ("", f"with no message, raised at {where}: assert not as_ref")
+    assert messages.printed("AssertionError", text, headline) == f"  File {where}\n    assert not as_ref\nAssertionError"
+    assert messages.printed("ValueError", "x", "x") == "ValueError: x"
+    assert messages.message("", Path("/work/main")) == ("", "")  # no traceback: nothing to say
+
+
 # ---- a real raised run, from the checkout and from a copy in a folder named tmp -----------------
 
 @pytest.fixture(scope="module")

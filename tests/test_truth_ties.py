@@ -54,7 +54,7 @@ def recorded_texts(runs: list[dict]) -> list[tuple[str, str]]:
     for r in runs:
         rid = f"{r['snippet'].removeprefix('snippets/')}@{r['env']}"
         if r["outcome"] == "raised":
-            out.append((rid, f"{r['exception']}: {r['message']}"))
+            out.append((rid, S._whole(r)))
             out.append((f"{rid} headline", f"{r['exception']}: {r['headline']}"))
         for stream in ("stdout", "stderr"):
             if r.get(stream):

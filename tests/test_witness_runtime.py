@@ -17,12 +17,12 @@ pytestmark = pytest.mark.matrix
 PROBE = (
     "import json\n"
     "import tensorflow as tf\n"
-    "if not tf.executing_eagerly():\n"  # TF 1.15
-    "    tf.compat.v1.enable_eager_execution()\n"
+    "from tensorflow.python.eager import context\n"
     "from tfdist_kb.proof.witness import Witness\n"
     "witness = Witness('unused')\n"
     "before = witness.runtime_devices()\n"
-    "tf.constant(1.0) + 1.0\n"  # the first op starts the runtime
+    "with context.eager_mode():\n"  # TF 1.x builds graphs by default (TF 1.13 refuses enable_eager_execution here)
+    "    tf.constant(1.0) + 1.0\n"  # the first op starts the runtime
     "print(json.dumps([before, witness.runtime_devices()]))\n")
 
 ENVS = pytest_plugin.selected_envs()

@@ -201,12 +201,45 @@ def without_replica_choice(text: str) -> str:
     return _REPORTING_DEVICE.sub(r"\1:N", text)
 
 
-def message(raw: str, checkout: Path = CHECKOUT) -> tuple[str, str]:
+def message(raw: str, checkout: Path = CHECKOUT, traceback: str | None = None) -> tuple[str, str]:
     """The (whole message, headline) a run records of an exception's text: normalised (what differs
     between runs or machines left out), the message capped, the headline taken from the uncapped
-    one. These exact strings are stored, published and compared with every re-run."""
+    one. These exact strings are stored, published and compared with every re-run. An exception
+    with no message (a bare `assert`) has its `traceback` (Python's, as the child formats it) say
+    where it was raised: the headline is `raised_at`'s."""
     text = without_replica_choice(normalise(raw or "", checkout))
+    if not text.strip() and traceback:
+        return "", raised_at(normalise(traceback, checkout))
     return cap(text), headline(text)
+
+
+_NO_MESSAGE = "with no message, raised at "
+# `with no message, raised at "…/values.py", line 451, in _tensor_conversion_mirrored: assert not as_ref`
+_RAISED_AT = re.compile(r"^" + _NO_MESSAGE + r'(?P<where>"[^"\n]*", line \d+, in [^:\n]+)(?:: (?P<code>.*))?$')
+
+
+def raised_at(traceback: str) -> str:
+    """Where an exception with no message was raised: its innermost frame and the source line there,
+    from a normalised Python traceback (`with no message, raised at "…", line N, in f: code`)."""
+    lines = [line for line in traceback.splitlines() if line.strip()]
+    frames = [i for i, line in enumerate(lines) if line.lstrip().startswith('File "')]
+    if not frames:
+        return ""
+    i = frames[-1]
+    below = lines[i + 1] if i + 1 < len(lines) else ""
+    code = below.strip() if below and not _BARE_RAISE.match(below) else ""  # none where Python had no source
+    return _NO_MESSAGE + lines[i].strip()[len("File "):] + (f": {code}" if code else "")
+
+
+def printed(exception: str, message: str, headline: str) -> str:
+    """The end of the traceback Python prints for a recorded exception, as a user would paste it:
+    `Type: message`, or for an exception with no message the frame it was raised in, its source line
+    and the bare type."""
+    found = _RAISED_AT.match(headline or "") if not (message or "").strip() else None
+    if not found:
+        return f"{exception}: {message}"
+    code = f"\n    {found['code']}" if found["code"] else ""
+    return f"  File {found['where']}{code}\n{exception}"
 
 
 def cap(text: str, limit: int = CAP) -> str:

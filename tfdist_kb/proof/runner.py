@@ -270,7 +270,8 @@ def _execute(job: Job, time_limit: float, may_hang: bool = False, mode: str = "f
     ran_on = _proof(job, child["outcome"], seen)  # RunnerError unless 4 replicas on 4 real devices
     replicas = sorted({s["replicas"] for s in seen["strategies"]})
     record = _base(job)
-    message, headline = messages.message(child.get("message") or "") if child["outcome"] == "raised" else (None, None)
+    message, headline = (messages.message(child.get("message") or "", traceback=child.get("traceback"))
+                         if child["outcome"] == "raised" else (None, None))
     record.update({
         "python": child["python"], "tensorflow": child["tensorflow"], "keras": child["keras"],
         "keras_package": child["keras_package"],

@@ -11,7 +11,7 @@ The record is written to a JSON file at each new fact, so a run that is stopped 
 leaves what it saw. `problems()` then says why a record does not prove that 4 replicas ran
 on 4 distinct devices that really exist (not, say, 4 replica graphs soft-placed onto CPU:0).
 
-Runs inside every TensorFlow environment (Python 3.7+, TF 1.15 to 2.21): standard library only,
+Runs inside every TensorFlow environment (Python 3.7+, TF 1.13 to 2.21): standard library only,
 and `problems()` needs no TensorFlow.
 """
 import json
@@ -70,7 +70,8 @@ class Witness(object):
         from tensorflow.python.client import session
         from tensorflow.python.distribute import distribute_lib
 
-        strategy_base = getattr(distribute_lib, "StrategyBase", distribute_lib.Strategy)  # TF < 2.2: Strategy
+        strategy_base = (getattr(distribute_lib, "StrategyBase", None)  # TF < 2.2: Strategy; TF 1.13: DistributionStrategy
+                         or getattr(distribute_lib, "Strategy", None) or distribute_lib.DistributionStrategy)
         context_base = getattr(distribute_lib, "ReplicaContextBase", distribute_lib.ReplicaContext)
         self._after(strategy_base, self._strategy_created)
         if "__deepcopy__" in vars(strategy_base):  # an Estimator runs a deep copy of its strategy
@@ -205,7 +206,7 @@ class Witness(object):
         self.save()
 
     def _replica_entered(self, context):
-        index = self._index(getattr(context, "_strategy", None))
+        index = self._index(getattr(context, "_strategy", None) or getattr(context, "_distribution_strategy", None))  # TF 1.13
         if index is None:
             return
         replica = context._replica_id_in_sync_group
@@ -251,6 +252,9 @@ class Witness(object):
             started = getattr(ctx, "_context_handle", None) is not None
         if not initialise and not started:
             return None
+        if not hasattr(ctx, "list_logical_devices"):  # TF 1.13: the names, once its handle is made
+            ctx._handle  # starts the runtime (what its first eager op does)
+            return sorted(ctx.devices())
         return sorted(d.name for d in ctx.list_logical_devices())
 
     def save(self, final=False):

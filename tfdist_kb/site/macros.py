@@ -20,7 +20,7 @@ import html
 import os
 import re
 
-from ..proof import envs, evidence, expect, runner
+from ..proof import envs, evidence, expect, messages, runner
 from . import coverage, errors, i18n, pages, reasons, registry, wheel
 from .i18n import t
 
@@ -125,6 +125,16 @@ def _headline(record: dict) -> str:
     return record.get("headline") or record.get("message") or ""
 
 
+def _raised(record: dict, printed: bool = False) -> str:
+    """A raised run's exception on one line (`Type: headline`; `Type with no message, raised at …`
+    for one with no message), or `printed`: the end of the traceback Python printed for it."""
+    if not (record.get("message") or "").strip() and record.get("headline"):
+        if printed:
+            return messages.printed(record["exception"], "", record["headline"])
+        return f"{record['exception']} {record['headline']}"
+    return f"{record['exception']}: {_headline(record).strip()}"
+
+
 def _record(snippet: str, env_name: str, who: str = "outcome") -> dict:
     path = runner.SNIPPETS / snippet
     if not path.exists():
@@ -182,7 +192,7 @@ def outcome(snippet: str, env_name: str | None = None) -> str:
         body.append(_fence(record["stdout"]))
     if record["outcome"] == "raised":
         headline, whole = _headline(record), (record.get("message") or "").strip()
-        body.append(_fence(f"{record['exception']}: {headline}"))
+        body.append(_fence(_raised(record, printed=True)))
         if whole and whole != headline.strip():
             body.append(f'??? note "{t("whole_message")}"\n\n' + _indent(_fence(whole)))
     if not body:
@@ -210,7 +220,7 @@ def _cell(record: dict | None, declared: expect.Expectation) -> tuple[str, str, 
     if outcome == "passed" and declared.kind == "prints":
         return "wrong", t("wrong result"), t("wrong_tip")
     if outcome == "raised":
-        return "raised", record["exception"], f"{record['exception']}: {_headline(record)}"
+        return "raised", record["exception"], _raised(record)
     if outcome == "not-applicable":
         return "na", t("n/a"), record["reason"]
     if outcome == "timed-out":
@@ -364,8 +374,7 @@ def users_see(snippet: str, *env_names: str, lines: str | None = None) -> str:
     shown: dict[str, list[dict]] = {}  # what the box shows -> the runs that showed it
     for record in sorted(records, key=lambda r: _key(r["tensorflow"]), reverse=True):  # newest first
         if record["outcome"] == "raised":
-            said = f"{record['exception']}: {_headline(record).strip()}"
-            same = f"{record['exception']}: {_headline(record).strip()}"
+            said = same = _raised(record, printed=True)
         elif _word(record, snippet) == "wrong-result" and record.get("stdout"):
             kept = [line for line in record["stdout"].splitlines() if not lines or re.search(lines, line)]
             said = same = "\n".join(kept)

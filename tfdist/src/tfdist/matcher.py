@@ -503,10 +503,27 @@ def explain(query, data=None):
     return match(query, data)
 
 
+def _raised_in(exc):
+    """The innermost frame of `exc`'s traceback as Python prints it (its file, line, function and
+    source line), or "" where it has none: what names an exception that has no message."""
+    import linecache
+
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    line = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+    return '  File "{}", line {}, in {}\n'.format(code.co_filename, tb.tb_lineno, code.co_name) + (
+        "    {}\n".format(line) if line else "")
+
+
 def exception_text(exc):
     """`Type: message` for an exception and each exception of its `__cause__`/`__context__`
     chain, one per line, the type named as a traceback names it (module-qualified, except for
-    builtins and __main__)."""
+    builtins and __main__). An exception with no message (a bare `assert`) is named by where it
+    was raised: its innermost frame, as Python prints it, comes before its type."""
     lines = []
     seen = set()
     while exc is not None and id(exc) not in seen and len(lines) < 32:
@@ -520,7 +537,7 @@ def exception_text(exc):
             message = str(exc)
         except Exception:  # a broken __str__ must not break the caller
             message = ""
-        lines.append("{}: {}".format(name, message) if message else name)
+        lines.append("{}: {}".format(name, message) if message else _raised_in(exc) + name)
         exc = exc.__cause__ if exc.__cause__ is not None else exc.__context__
     return "\n".join(lines)
 
