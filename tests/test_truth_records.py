@@ -120,6 +120,8 @@ def test_an_exception_with_no_message_records_where_it_was_raised():
     assert (text, headline) == ("", f"with no message, raised at {where}: assert not as_ref")
     assert messages.printed("AssertionError", text, headline) == f"  File {where}\n    assert not as_ref\nAssertionError"
     assert messages.printed("ValueError", "x", "x") == "ValueError: x"
+    assert messages.one_line("AssertionError", headline) == f"AssertionError {headline}"
+    assert messages.one_line("ValueError", "x") == "ValueError: x"
     assert messages.message("", Path("/work/main")) == ("", "")  # no traceback: nothing to say
 
 

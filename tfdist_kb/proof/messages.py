@@ -231,6 +231,11 @@ def raised_at(traceback: str) -> str:
     return _NO_MESSAGE + lines[i].strip()[len("File "):] + (f": {code}" if code else "")
 
 
+def one_line(exception: str, headline: str) -> str:
+    """A recorded exception on one line: `Type: headline`, or `Type with no message, raised at …`."""
+    return f"{exception} {headline}" if (headline or "").startswith(_NO_MESSAGE) else f"{exception}: {headline}"
+
+
 def printed(exception: str, message: str, headline: str) -> str:
     """The end of the traceback Python prints for a recorded exception, as a user would paste it:
     `Type: message`, or for an exception with no message the frame it was raised in, its source line

@@ -78,6 +78,11 @@ PHRASES = {
     # the runner's not-applicable reason in a bisection environment (tfdist_kb/site/reasons.py)
     "bisection_reason": ("{env} is a bisection environment; it runs only {only}",
                          "{env} 只用于二分定位版本，只运行 {only}"),
+    # an outcome table's reason for every bisection environment that does not run the snippet (one
+    # line for all of them, not each one's list of snippets: the tables stay short on a phone and on paper)
+    "bisection_na": ("a bisection environment: it runs only the snippets that locate a change between two "
+                     "adjacent releases",
+                     "用于二分定位版本的环境：只运行用来定位两个相邻版本之间变化的示例"),
     "timed_out": ("Recorded run: did not finish within {seconds:.0f} s, stopped — {label}",
                   "记录的运行：{seconds:.0f} 秒内没有结束，被终止 — {label}"),
     "ran_wrong": ("ran, with the wrong result shown", "运行完成，结果错误（见下）"),

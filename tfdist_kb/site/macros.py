@@ -128,11 +128,9 @@ def _headline(record: dict) -> str:
 def _raised(record: dict, printed: bool = False) -> str:
     """A raised run's exception on one line (`Type: headline`; `Type with no message, raised at …`
     for one with no message), or `printed`: the end of the traceback Python printed for it."""
-    if not (record.get("message") or "").strip() and record.get("headline"):
-        if printed:
-            return messages.printed(record["exception"], "", record["headline"])
-        return f"{record['exception']} {record['headline']}"
-    return f"{record['exception']}: {_headline(record).strip()}"
+    if printed and not (record.get("message") or "").strip() and record.get("headline"):
+        return messages.printed(record["exception"], "", record["headline"])
+    return messages.one_line(record["exception"], _headline(record).strip())
 
 
 def _record(snippet: str, env_name: str, who: str = "outcome") -> dict:
@@ -261,8 +259,9 @@ def _rows(path, env_list, records: dict) -> list[tuple[str, str, dict[str, list[
     rows: dict[tuple, tuple] = {}
     for env in env_list:
         kind, label, message = _cell(records.get((rel, env.name)), declared[env.name])
-        if kind == "na":  # a reason, in the page's language
-            message = reasons.localized(message, reasons.entry_of(rel))
+        if kind == "na":  # a reason, in the page's language; one for every bisection environment
+            bisection = reasons.BISECTION.match((message or "").strip())
+            message = t("bisection_na") if bisection else reasons.localized(message, reasons.entry_of(rel))
         key = (kind, label, message if kind == "raised" and message else None)
         _, _, said, names = rows.setdefault(key, (kind, label, {}, []))
         names.append(env.name)
@@ -560,7 +559,7 @@ def error_index() -> str:
         out.append(f'<div class="tfd-errors" markdown>\n\n| {t("message")} | {t("reproduced_on")} |\n|---|---|')
         for (exception, headline), runs in groups.items():
             # the message is text: no Markdown inside it (a backtick would open a code span in the code)
-            text = html.escape(f"{exception}: {headline}").replace("|", "&#124;").replace("`", "&#96;").replace("[", "&#91;")
+            text = html.escape(messages.one_line(exception, headline)).replace("|", "&#124;").replace("`", "&#96;").replace("[", "&#91;")
             out.append(f'| <code class="tfd-message" {pages.MARK_ATTRIBUTE}="evidence">{text}</code> '
                        f'| {_from(_releases_prose(runs))} |')
         out.append("\n</div>\n")
