@@ -302,10 +302,8 @@ def headline(message: str) -> str:
             if cause or said:
                 return cause or said[0][1]
         if wrapped and (bare := _BARE_RAISE.match(line)):  # an `assert` without a message: say where
-            frames = [(lines[j].strip()[len("File "):], lines[j + 1].strip() if j + 1 < i else "")
-                      for j in range(i) if lines[j].lstrip().startswith('File "')]
-            if frames:
-                where, code = frames[-1]
-                return f"{bare.group(1)} with no message, raised at {where}" + (f": {code}" if code else "")
+            where = raised_at("\n".join(lines[:i]))
+            if where:
+                return f"{bare.group(1)} {where}"
         return text
     return lines[0].strip() if lines else ""
